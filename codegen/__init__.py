@@ -1,0 +1,1 @@
+"""torchlite's operator generator: native_functions.yaml -> typed model -> generated C++/Python."""

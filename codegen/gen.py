@@ -1,0 +1,373 @@
+"""Model -> text: builds each template's context and writes generated/.
+
+Output is byte-deterministic (sorted, no timestamps, no absolute paths) and a
+file is rewritten only when its content changes, so the build recompiles only
+what an edit touched. Compiled files name their op and schema, never YAML line
+numbers; line numbers appear only in the .pyi stub.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+import jinja2
+
+from . import cpp
+from .expr import tokenize
+from .load import dtype_category, dtype_list, load, load_helpers
+from .model import NativeFunction
+from .python_sig import (NUM_SHARDS, PyName, allows_number, arg_kind, pyi_default, pyi_type, python_names)
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TEMPLATES = os.path.join(os.path.dirname(HERE), "templates")
+
+
+def _env() -> jinja2.Environment:
+    return jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), undefined=jinja2.StrictUndefined,
+                              keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True)
+
+
+# ------------------------------------------------------------------ op contexts
+
+@dataclass
+class PointwiseCase:
+    dtype_enum: str
+    cpp_type: str
+    expr: str
+
+
+@dataclass
+class OpCtx:
+    nf: NativeFunction
+    key: str
+    name: str
+    overload: str
+    schema: str
+    kind: str
+    params_decl: str
+    params: str
+    args: str
+    ret: str
+    has_inplace: bool
+    has_out: bool
+    is_view: bool
+    differentiable: bool
+    tensor_ptrs: str
+    promotion_body: list[str]
+    has_promotion: bool
+    result_is_bool: bool
+    meta_expr: str
+    kernel_type: str
+    kernel_cpu: str | None
+    kernel_cuda: str | None
+    any_fn: str | None
+    custom_meta: str | None
+    out_args: str
+    view_base: str | None
+    used_tensors: list[str] = field(default_factory=list)
+    used_scalars: list[str] = field(default_factory=list)
+    lambda_params: str = ""
+    cases: list[PointwiseCase] = field(default_factory=list)
+    siblings: list[str] = field(default_factory=list)
+
+
+def _promotion_body(nf: NativeFunction) -> list[str]:
+    s = nf.schema
+    lines = []
+    dtype_arg = s.arg("dtype")
+    if dtype_arg is not None and dtype_arg.type.base == "ScalarType":
+        lines.append("if (dtype.has_value()) return *dtype;")
+    p = nf.promotion
+    if p in ("self_dtype", "int_to_long"):
+        lines.append("ScalarType r = self.scalar_type();")
+    else:
+        lines.append("ResultTypeState state;")
+        for a in nf.promotion_args:
+            lines.append(f"update_result_type(state, {a});")
+        lines.append("ScalarType r = result_type(state);")
+    if p == "int_to_float":
+        lines.append("if (is_integral_type(r, /*include_bool=*/true)) r = default_dtype();")
+    if p == "int_to_long":
+        lines.append("if (is_integral_type(r, /*include_bool=*/true)) r = ScalarType::Int64;")
+    lines.append("return r;")
+    return lines
+
+
+def _pointwise_expr(nf: NativeFunction, text: str, used_t: set, used_s: set) -> str:
+    tensor_names = {a.name for a in nf.schema.arguments if a.type.is_tensor}
+    out = []
+    for t in tokenize(text):
+        if t.kind == "ident":
+            if t.text in tensor_names:
+                used_t.add(t.text)
+                out.append(f"v_{t.text}")
+            else:
+                used_s.add(t.text)
+                out.append(f"s_{t.text}")
+        elif t.kind == "call":
+            out.append(f"scalar_math::{t.text}")
+        elif t.kind == "number":
+            out.append(f"op_t({t.text.rstrip('fF')})")
+        else:
+            out.append(t.text)
+    text = ""
+    for i, tok in enumerate(out):
+        glue = i == 0 or tok in (")", ",") or out[i - 1] == "(" or (tok == "(" and out[i - 1].startswith(
+            "scalar_math::")) or (out[i - 1] in ("-", "!", "~") and (i == 1 or out[i - 2] in ("(", ",", "+", "-",
+                                                                                                "*", "/")))
+        text += ("" if glue else " ") + tok
+    return text
+
+
+def _out_arg(name, dtype_arg, device_arg) -> str:
+    """Composite out= variants take dtype and device from `out` when not given."""
+    if dtype_arg is not None and name == "dtype" and dtype_arg.type.base == "ScalarType":
+        return "dtype.has_value() ? dtype : std::optional<ScalarType>(out.scalar_type())"
+    if device_arg is not None and name == "device" and device_arg.type.base == "Device":
+        return "device.has_value() ? device : std::optional<Device>(out.device())"
+    return name
+
+
+def _tensor_list(names: list[str]) -> str:
+    return "{" + ", ".join(f"&{n}" for n in names) + "}"
+
+
+def op_context(nf: NativeFunction) -> OpCtx:
+    s = nf.schema
+    tensor_args = [a.name for a in s.arguments if a.type.base == "Tensor" and not a.type.is_list]
+    has_promotion = nf.promotion is not None
+    args = ", ".join(cpp.arg_names(s))
+    meta_expr, custom_meta = "", None
+    result_dtype_call = f"kernels::{nf.key}_result_dtype({args})"
+    kind = nf.kind
+    if kind == "pointwise":
+        meta = nf.meta or ("broadcast" if len(tensor_args) > 1 else "same_as_self")
+        if meta == "broadcast":
+            meta_expr = f"meta_broadcast(kOp, {_tensor_list(tensor_args)}, {result_dtype_call})"
+        else:
+            others = [t for t in tensor_args if t != "self"]
+            meta_expr = f"meta_same_as_self(kOp, self, {_tensor_list(others)}, {result_dtype_call})"
+    elif kind == "dispatch":
+        if nf.meta == "reduction":
+            dim = s.arg("dim")
+            dim_ptr = "nullptr"
+            if dim is not None:
+                dim_ptr = "dim.has_value() ? &*dim : nullptr" if dim.type.optional else "&dim"
+            keepdim = "keepdim" if s.arg("keepdim") is not None else "false"
+            meta_expr = f"meta_reduction(kOp, self, {dim_ptr}, {keepdim}, {result_dtype_call})"
+        elif nf.meta == "broadcast":
+            meta_expr = f"meta_broadcast(kOp, {_tensor_list(tensor_args)}, {result_dtype_call})"
+        elif nf.meta == "same_as_self":
+            others = [t for t in tensor_args if t != "self"]
+            meta_expr = f"meta_same_as_self(kOp, self, {_tensor_list(others)}, {result_dtype_call})"
+        else:
+            custom_meta = nf.meta
+            meta_expr = f"meta::{nf.meta}({args})"
+    kernel_cpu = kernel_cuda = any_fn = None
+    if kind == "pointwise":
+        kernel_cpu, kernel_cuda = f"{nf.key}_out_cpu", f"{nf.key}_out_cuda"
+    elif kind == "dispatch":
+        kernel_cpu, kernel_cuda = nf.dispatch.get("cpu"), nf.dispatch.get("cuda")
+    elif kind == "any":
+        any_fn = nf.dispatch["any"]
+    dtype_arg = s.arg("dtype")
+    device_arg = s.arg("device")
+    ctx = OpCtx(
+        nf=nf, key=nf.key, name=s.name, overload=s.overload, schema=str(s), kind=kind,
+        params_decl=", ".join(cpp.params(s, defaults=True)), params=", ".join(cpp.params(s, defaults=False)),
+        args=args, ret=cpp.return_type(s), has_inplace="inplace" in nf.variants, has_out="out" in nf.variants, is_view=s.is_view,
+        differentiable=nf.differentiable, tensor_ptrs=_tensor_list(tensor_args),
+        promotion_body=_promotion_body(nf) if has_promotion else [], has_promotion=has_promotion,
+        result_is_bool=nf.promotion == "always_bool", meta_expr=meta_expr,
+        kernel_type=f"void (*)({', '.join(cpp.params(s, defaults=False) + ['const Tensor& out'])})",
+        kernel_cpu=kernel_cpu, kernel_cuda=kernel_cuda, any_fn=any_fn, custom_meta=custom_meta,
+        out_args=", ".join(_out_arg(a.name, dtype_arg, device_arg) for a in s.arguments),
+        view_base=next((a.name for a in s.arguments if a.type.alias), None),
+    )
+    if kind == "pointwise":
+        used_t, used_s = set(), set()
+        for d in dtype_list(nf):
+            expr = _pointwise_expr(nf, nf.pointwise[dtype_category(d)], used_t, used_s)
+            ctx.cases.append(PointwiseCase(cpp.dtype_enum(d), cpp.DTYPE_CPP[d], expr))
+        ctx.used_tensors = [a for a in tensor_args if a in used_t]
+        ctx.used_scalars = [a.name for a in s.arguments if a.name in used_s]
+        ctx.lambda_params = ", ".join(f"op_t v_{t}" for t in ctx.used_tensors)
+    return ctx
+
+
+# ------------------------------------------------------------------ python contexts
+
+@dataclass
+class PyArgCtx:
+    name: str
+    kind: str
+    size: int
+    optional: bool
+    has_default: bool
+    kwonly: bool
+    number_ok: bool
+
+
+@dataclass
+class PySigCtx:
+    display: str
+    schema: str
+    args: list[PyArgCtx]
+    call: str  # C++ expression of the functional (or in-place) call
+    out_call: str | None
+    out_index: int
+    statics: list[str]
+
+
+@dataclass
+class PyNameCtx:
+    name: str
+    module: str
+    ident: str
+    is_method: bool
+    doc: str
+    signatures: list[PySigCtx]
+
+
+def _convert(kind: str, optional: bool, i: int, size: int = 0) -> str:
+    fn = {
+        "Tensor": "tensor", "Scalar": "scalar", "Int": "toint", "Float": "todouble", "Bool": "tobool",
+        "String": "string", "ScalarType": "scalartype", "Device": "device", "IntList": "intlist",
+        "TensorList": "tensorlist", "FloatList": "floatlist", "BoolList": "boollist", "Generator": "generator",
+    }[kind]
+    extra = f", {size}" if kind == "IntList" else ""
+    return f"p.{fn}{'_opt' if optional else ''}({i}{extra})"
+
+
+def py_name_context(g: PyName) -> PyNameCtx:
+    sigs = []
+    for sig in g.signatures:
+        nf = sig.nf
+        index = {p.name: i for i, p in enumerate(sig.params)}
+        args, statics, call_args = [], [], []
+        for p in sig.params:
+            args.append(PyArgCtx(p.name, arg_kind(p.type), p.type.size or 0, p.type.optional,
+                                 p.default is not None, p.kwonly, allows_number(nf, p)))
+        for a in nf.schema.arguments:
+            if a.name == "self" and sig.kind in ("method", "inplace"):
+                call_args.append("self")
+                continue
+            i = index[a.name]
+            conv = _convert(arg_kind(a.type), a.type.optional, i, a.type.size or 0)
+            if a.default is not None and not (a.default == "None" and a.type.optional):
+                st = cpp.needs_static_default(a)
+                if st:
+                    statics.append(st)
+                conv = f"(p.has({i}) ? {conv} : {cpp.python_default_value(a)})"
+            call_args.append(conv)
+        fn = nf.name + ("_" if sig.kind == "inplace" else "")
+        call = f"torchlite::{fn}({', '.join(call_args)})"
+        out_call, out_index = None, -1
+        if sig.has_out:
+            out_index = index["out"]
+            out_call = f"torchlite::{nf.name}_out({', '.join([f'p.tensor({out_index})'] + call_args)})"
+        sigs.append(PySigCtx(f"{g.name}{sig.display}", str(nf.schema), args, call, out_call, out_index, statics))
+    doc_nf = g.signatures[0].nf
+    doc = (doc_nf.doc or "").strip()
+    doc = "\n".join(f"{g.name}{s.display}" for s in g.signatures) + ("\n\n" + doc if doc else "")
+    return PyNameCtx(g.name, g.module, f"{g.module}_{g.name}", g.module == "method",
+                     doc.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n"), sigs)
+
+
+# ------------------------------------------------------------------ writing
+
+class Writer:
+    """Writes files under a root only when their content changed; remembers what it wrote."""
+
+    def __init__(self, root: str):
+        self.root = root
+        self.written: set[str] = set()
+        self.changed: list[str] = []
+
+    def write(self, rel: str, text: str) -> None:
+        path = os.path.join(self.root, rel)
+        self.written.add(os.path.normpath(rel))
+        try:
+            with open(path) as f:
+                if f.read() == text:
+                    return
+        except FileNotFoundError:
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+        tmp = path + ".tmp"
+        with open(tmp, "w") as f:
+            f.write(text)
+        os.replace(tmp, path)
+        self.changed.append(rel)
+
+    def remove_stale(self) -> list[str]:
+        removed = []
+        for dirpath, _, files in os.walk(self.root):
+            for fn in files:
+                rel = os.path.normpath(os.path.relpath(os.path.join(dirpath, fn), self.root))
+                if rel not in self.written:
+                    os.remove(os.path.join(dirpath, fn))
+                    removed.append(rel)
+        return sorted(removed)
+
+
+def generate(yaml_path: str, out_dir: str, with_cuda_sources: bool = True) -> Writer:
+    helpers = load_helpers()
+    functions = load(yaml_path, helpers)
+    env = _env()
+    w = Writer(out_dir)
+    ops = [op_context(nf) for nf in functions]
+    cpu_sources, cuda_sources, py_sources = [], [], []
+    groups: dict[str, list[OpCtx]] = {}
+    for op in ops:
+        groups.setdefault(op.name, []).append(op)
+    for op in ops:
+        # The default overload's header (ops/sum.h) also brings in the other overloads.
+        if op.key == op.name:
+            op.siblings = [o.key for o in groups[op.name] if o is not op]
+        w.write(f"ops/{op.key}.h", env.get_template("op.h.j2").render(op=op))
+        w.write(f"ops/{op.key}.cpp", env.get_template("op.cpp.j2").render(op=op))
+        w.write(f"kernels/{op.key}.h", env.get_template("kernels.h.j2").render(op=op))
+        cpu_sources.append(f"ops/{op.key}.cpp")
+        if op.kind == "pointwise":
+            w.write(f"kernels/{op.key}_cpu.cpp", env.get_template("pointwise_cpu.cpp.j2").render(op=op))
+            cpu_sources.append(f"kernels/{op.key}_cpu.cpp")
+            w.write(f"kernels/{op.key}_cuda.cu", env.get_template("pointwise_cuda.cu.j2").render(op=op))
+            cuda_sources.append(f"kernels/{op.key}_cuda.cu")
+    for name, members in sorted(groups.items()):
+        if all(o.key != name for o in members):
+            w.write(f"ops/{name}.h", env.get_template("op_group.h.j2").render(name=name, ops=members))
+    names = python_names(functions)
+    by_op = {op.key: op for op in ops}
+    for shard in range(NUM_SHARDS):
+        members = [py_name_context(g) for g in names if g.shard == shard]
+        includes = sorted({sig.nf.key for g in names if g.shard == shard for sig in g.signatures})
+        w.write(f"python/shard_{shard}.cpp", env.get_template("python_shard.cpp.j2").render(
+            shard=shard, names=members, includes=includes))
+        py_sources.append(f"python/shard_{shard}.cpp")
+    w.write("torchlite/_C.pyi", env.get_template("stubs.pyi.j2").render(stubs=_pyi(names)))
+    w.write("files.cmake", env.get_template("files.cmake.j2").render(
+        cpu=sorted(cpu_sources), cuda=sorted(cuda_sources), python=py_sources, num_shards=NUM_SHARDS))
+    del by_op
+    w.remove_stale()
+    return w
+
+
+def _pyi(names: list[PyName]) -> dict:
+    out = {"methods": [], "functions": {}}
+    for g in names:
+        for sig in g.signatures:
+            params = []
+            star = False
+            for p in sig.params:
+                if p.kwonly and not star:
+                    params.append("*")
+                    star = True
+                params.append(f"{p.name}: {pyi_type(p.type, allows_number(sig.nf, p))}{pyi_default(p)}")
+            ret = "Tensor" if len(sig.nf.schema.returns) == 1 else "tuple[Tensor, ...]"
+            line = f"native_functions.yaml:{sig.nf.line}"
+            overload = len(g.signatures) > 1
+            if g.module == "method":
+                out["methods"].append((g.name, ", ".join(["self"] + params), ret, line, overload))
+            else:
+                out["functions"].setdefault(g.module, []).append((g.name, ", ".join(params), ret, line, overload))
+    return out

@@ -1,0 +1,302 @@
+"""The typed model of native_functions.yaml.
+
+Parsing a `func:` string gives a FunctionSchema; one YAML entry gives a
+NativeFunction. Everything the templates need is derived from these classes
+(see cpp.py and python_sig.py); templates hold no logic.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+BASE_TYPES = ("Tensor", "Scalar", "int", "float", "bool", "str", "ScalarType", "Device", "Generator")
+# Types that may be lists (Tensor[], int[], int[N], float[], bool[N]).
+LIST_BASES = ("Tensor", "int", "float", "bool")
+# Types that only make sense as optionals.
+OPTIONAL_ONLY = ("ScalarType", "Device", "Generator")
+
+
+class SchemaError(Exception):
+    """A problem in one entry; str() reads `native_functions.yaml:LINE: op: message`."""
+
+    def __init__(self, message: str, line: int | None = None, op: str | None = None,
+                 path: str = "native_functions.yaml"):
+        self.message, self.line, self.op, self.path = message, line, op, path
+        where = path if line is None else f"{path}:{line}"
+        super().__init__(f"{where}: {op}: {message}" if op else f"{where}: {message}")
+
+
+@dataclass(frozen=True)
+class Type:
+    base: str
+    is_list: bool = False
+    size: int | None = None  # int[2] -> 2
+    optional: bool = False
+    alias: str | None = None  # Tensor(a) -> "a"
+
+    _RE = re.compile(r"^(\w+)(\((\w)(!?)\))?(\[(\d*)\])?(\?)?$")
+
+    @staticmethod
+    def parse(text: str, arg: str) -> "Type":
+        m = Type._RE.match(text)
+        if not m or m.group(1) not in BASE_TYPES:
+            raise ValueError(f"unknown type '{text}' for '{arg}' (known: {', '.join(BASE_TYPES)}, "
+                             "with [] or [N] for lists of Tensor/int/float/bool and ? for optionals)")
+        base, alias, bang, is_list, size, opt = (m.group(1), m.group(3), m.group(4), m.group(5) is not None,
+                                                m.group(6), m.group(7) is not None)
+        if bang:
+            raise ValueError(f"'{arg}' is annotated ({alias}!): write in-place and out variants with "
+                             "`variants: [inplace, out]` instead of mutable alias annotations")
+        if alias and base != "Tensor":
+            raise ValueError(f"alias annotation on non-Tensor '{arg}'")
+        if is_list and base not in LIST_BASES:
+            raise ValueError(f"unknown type '{text}' for '{arg}': lists of {base} are not supported")
+        if base in OPTIONAL_ONLY and not opt:
+            raise ValueError(f"type '{text}' for '{arg}' must be optional ({base}?)")
+        return Type(base, is_list, int(size) if size else None, opt, alias)
+
+    def __str__(self) -> str:
+        s = self.base
+        if self.alias:
+            s += f"({self.alias})"
+        if self.is_list:
+            s += f"[{self.size or ''}]"
+        if self.optional:
+            s += "?"
+        return s
+
+    @property
+    def is_tensor(self) -> bool:
+        return self.base == "Tensor" and not self.is_list
+
+    @property
+    def without_alias(self) -> "Type":
+        return Type(self.base, self.is_list, self.size, self.optional, None)
+
+
+@dataclass(frozen=True)
+class Argument:
+    name: str
+    type: Type
+    default: str | None  # as written, e.g. "1", "None", "[]", "False"
+    kwonly: bool
+
+    def __str__(self) -> str:
+        return f"{self.type} {self.name}" + (f"={self.default}" if self.default is not None else "")
+
+
+@dataclass(frozen=True)
+class Return:
+    name: str | None
+    type: Type
+
+
+_INT_RE = re.compile(r"^-?\d+$")
+_FLOAT_RE = re.compile(r"^-?(\d+\.\d*|\d*\.\d+|\d+)([eE][-+]?\d+)?$|^-?inf$")
+
+
+def check_default(arg_name: str, t: Type, default: str) -> None:
+    """Raises ValueError when `default` is not a valid literal for type t."""
+
+    def bad():
+        return ValueError(f"bad default '{default}' for argument '{arg_name}' of type {t}")
+
+    if default == "None":
+        if not t.optional:
+            raise bad()
+        return
+    if t.base in OPTIONAL_ONLY or t.base == "Tensor":
+        raise bad()
+    if t.is_list:
+        items = None
+        if default.startswith("[") and default.endswith("]"):
+            inner = default[1:-1].strip()
+            items = [x.strip() for x in inner.split(",")] if inner else []
+        elif t.size is not None:
+            items = [default]  # int[2] stride=1
+        if items is None:
+            raise bad()
+        if t.size is not None and len(items) not in (0, 1, t.size) and default.startswith("["):
+            raise bad()
+        elem = Type(t.base)
+        for x in items:
+            check_default(arg_name, elem, x) if x else None
+        return
+    ok = {
+        "int": lambda d: bool(_INT_RE.match(d)),
+        "float": lambda d: bool(_FLOAT_RE.match(d)),
+        "Scalar": lambda d: bool(_FLOAT_RE.match(d)) or d in ("True", "False"),
+        "bool": lambda d: d in ("True", "False"),
+        "str": lambda d: len(d) >= 2 and d[0] == d[-1] and d[0] in "'\"",
+    }[t.base](default)
+    if not ok:
+        raise bad()
+
+
+def _split_top(text: str) -> list[str]:
+    parts, depth, cur = [], 0, ""
+    for ch in text:
+        if ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+        if ch == "," and depth == 0:
+            parts.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+    if cur.strip():
+        parts.append(cur.strip())
+    return parts
+
+
+@dataclass(frozen=True)
+class FunctionSchema:
+    name: str
+    overload: str
+    arguments: tuple[Argument, ...]
+    returns: tuple[Return, ...]
+
+    _RE = re.compile(r"^([a-z_][a-z0-9_]*)(?:\.([A-Za-z0-9_]+))?\((.*)\)\s*->\s*(.+)$", re.S)
+
+    @staticmethod
+    def parse(func: str) -> "FunctionSchema":
+        m = FunctionSchema._RE.match(func.strip())
+        if not m:
+            raise ValueError(f"cannot parse func '{func}': expected name.overload(Type arg, ...) -> Ret")
+        name, overload, args_text, ret_text = m.group(1), m.group(2) or "", m.group(3), m.group(4).strip()
+        if name.endswith("_"):
+            raise ValueError(f"op name '{name}' ends with '_': declare the functional op and add "
+                             "`inplace` to its variants")
+        args, kwonly, seen = [], False, set()
+        for part in _split_top(args_text):
+            if part == "*":
+                if kwonly:
+                    raise ValueError("'*' appears twice")
+                kwonly = True
+                continue
+            am = re.match(r"^(\S+)\s+([a-z_][a-z0-9_]*)(?:\s*=\s*(.+))?$", part)
+            if not am:
+                raise ValueError(f"cannot parse argument '{part}'")
+            t = Type.parse(am.group(1), am.group(2))
+            if am.group(2) in seen:
+                raise ValueError(f"duplicate argument '{am.group(2)}'")
+            if am.group(2) in ("out", "grad", "result", "grads", "grad_input_mask"):
+                raise ValueError(f"argument name '{am.group(2)}' is reserved")
+            seen.add(am.group(2))
+            default = am.group(3).strip() if am.group(3) else None
+            if default is not None:
+                check_default(am.group(2), t, default)
+            args.append(Argument(am.group(2), t, default, kwonly))
+        for a, b in zip(args, args[1:]):
+            if a.default is not None and b.default is None and not b.kwonly and not a.kwonly:
+                raise ValueError(f"argument '{b.name}' without a default follows '{a.name}' with one")
+        rets = []
+        if ret_text != "()":
+            inner = ret_text[1:-1] if ret_text.startswith("(") and not ret_text.startswith("()") \
+                and ret_text.endswith(")") and "," in ret_text else ret_text
+            for part in _split_top(inner):
+                bits = part.split()
+                rname = bits[1] if len(bits) == 2 else None
+                if len(bits) not in (1, 2):
+                    raise ValueError(f"cannot parse return '{part}'")
+                rt = Type.parse(bits[0], rname or "return")
+                if rt.base != "Tensor" and rt.base not in ("Scalar", "int", "float", "bool"):
+                    raise ValueError(f"unsupported return type '{rt}'")
+                rets.append(Return(rname, rt))
+        return FunctionSchema(name, overload, tuple(args), tuple(rets))
+
+    @property
+    def full_name(self) -> str:
+        return f"{self.name}.{self.overload}" if self.overload else self.name
+
+    @property
+    def key(self) -> str:
+        """File and symbol stem: add_Tensor, sum, sum_dim_IntList."""
+        return f"{self.name}_{self.overload}" if self.overload else self.name
+
+    @property
+    def tensor_args(self) -> list[Argument]:
+        return [a for a in self.arguments if a.type.base == "Tensor"]
+
+    @property
+    def is_view(self) -> bool:
+        return any(r.type.alias for r in self.returns)
+
+    def arg(self, name: str) -> Argument | None:
+        return next((a for a in self.arguments if a.name == name), None)
+
+    def __str__(self) -> str:
+        args, star = [], False
+        for a in self.arguments:
+            if a.kwonly and not star:
+                args.append("*")
+                star = True
+            args.append(str(a))
+        if len(self.returns) == 1 and self.returns[0].name is None:
+            ret = str(self.returns[0].type)
+        else:
+            ret = "(" + ", ".join(f"{r.type}" + (f" {r.name}" if r.name else "") for r in self.returns) + ")"
+        return f"{self.full_name}({', '.join(args)}) -> {ret}"
+
+
+@dataclass(frozen=True)
+class Derivative:
+    inputs: tuple[str, ...]  # one for `self: ...`, several for joint `"self, other": ...`
+    formula: str
+    line: int
+
+
+@dataclass(frozen=True)
+class TestSpec:
+    ref: str | None = None
+    domain: tuple | None = None
+    tol: dict | None = None
+    xfail: str | None = None  # the reason
+    not_twice_differentiable: str | None = None  # the reason
+
+
+@dataclass
+class NativeFunction:
+    schema: FunctionSchema
+    line: int
+    variants: tuple[str, ...]
+    dtypes: str
+    promotion: str | None
+    promotion_args: tuple[str, ...]
+    pointwise: dict[str, str] | None  # dtype category -> expression ("all" when one expression)
+    dispatch: dict[str, str] | None  # {"cpu": f, "cuda": g} or {"any": f}
+    meta: str | None
+    composite: bool
+    derivatives: tuple[Derivative, ...]
+    nondiff: tuple[str, ...]
+    nondiff_outputs: tuple[str, ...]
+    save_if: dict[str, str]
+    jvp: str | None
+    python_module: str | None
+    tags: tuple[str, ...]
+    doc: str | None
+    test: TestSpec
+    lines: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def name(self) -> str:
+        return self.schema.name
+
+    @property
+    def key(self) -> str:
+        return self.schema.key
+
+    @property
+    def kind(self) -> str:
+        if self.pointwise is not None:
+            return "pointwise"
+        if self.composite:
+            return "composite"
+        if self.dispatch and "any" in self.dispatch:
+            return "any"
+        return "dispatch"
+
+    @property
+    def differentiable(self) -> bool:
+        return bool(self.derivatives)

@@ -1,0 +1,29 @@
+#pragma once
+// Thread-local switches read by the generated call path.
+//  - grad mode (no_grad / enable_grad): whether the autograd stage records;
+//  - below-autograd: set while a Node's formula or a kernel runs ops that must
+//    not record, independent of grad mode;
+//  - inference mode: skips the in-place/view stage's version bookkeeping too.
+namespace torchlite::autograd {
+
+struct ModeState {
+  bool grad_enabled = true;
+  bool below_autograd = false;
+  bool inference_mode = false;
+};
+
+ModeState& mode_state();  // thread-local
+
+inline bool is_grad_enabled() { return mode_state().grad_enabled; }
+inline void set_grad_enabled(bool v) { mode_state().grad_enabled = v; }
+
+class BelowAutogradGuard {
+ public:
+  BelowAutogradGuard() : prev_(mode_state().below_autograd) { mode_state().below_autograd = true; }
+  ~BelowAutogradGuard() { mode_state().below_autograd = prev_; }
+
+ private:
+  bool prev_;
+};
+
+}  // namespace torchlite::autograd

@@ -1,0 +1,19 @@
+#pragma once
+// PyTorch's result_type: tensors with dims outrank 0-dim tensors, which outrank
+// wrapped Python numbers, within the same category (bool < integral < floating).
+#include "core/Scalar.h"
+#include "core/Tensor.h"
+
+namespace torchlite {
+
+struct ResultTypeState {
+  ScalarType dim_result = ScalarType::Undefined;
+  ScalarType zero_result = ScalarType::Undefined;
+  ScalarType wrapped_result = ScalarType::Undefined;
+};
+
+void update_result_type(ResultTypeState& state, const Tensor& t);
+void update_result_type(ResultTypeState& state, const Scalar& s);
+ScalarType result_type(const ResultTypeState& state);
+
+}  // namespace torchlite

@@ -1,0 +1,62 @@
+#include "core/ScalarType.h"
+
+#include <atomic>
+
+#include "core/Error.h"
+
+namespace torchlite {
+
+const char* scalar_type_name(ScalarType t) {
+  static const char* names[] = {"Byte", "Char", "Short", "Int", "Long", "Half",
+                                "Float", "Double", "Bool", "BFloat16", "Undefined"};
+  return names[static_cast<int>(t)];
+}
+
+const char* scalar_type_python_name(ScalarType t) {
+  static const char* names[] = {"uint8", "int8", "int16", "int32", "int64", "float16",
+                                "float32", "float64", "bool", "bfloat16", "undefined"};
+  return names[static_cast<int>(t)];
+}
+
+ScalarType promote_types(ScalarType a, ScalarType b) {
+  if (a == b) return a;
+  if (a == ScalarType::Undefined) return b;
+  if (b == ScalarType::Undefined) return a;
+  constexpr auto u1 = ScalarType::UInt8, i1 = ScalarType::Int8, i2 = ScalarType::Int16,
+                 i4 = ScalarType::Int32, i8 = ScalarType::Int64, f2 = ScalarType::Half,
+                 f4 = ScalarType::Float, f8 = ScalarType::Double, b1 = ScalarType::Bool,
+                 bf = ScalarType::BFloat16;
+  // PyTorch's promotion table (rows and columns in enum order).
+  static constexpr ScalarType table[kNumScalarTypes][kNumScalarTypes] = {
+      /*        u1  i1  i2  i4  i8  f2  f4  f8  b1  bf */
+      /* u1 */ {u1, i2, i2, i4, i8, f2, f4, f8, u1, bf},
+      /* i1 */ {i2, i1, i2, i4, i8, f2, f4, f8, i1, bf},
+      /* i2 */ {i2, i2, i2, i4, i8, f2, f4, f8, i2, bf},
+      /* i4 */ {i4, i4, i4, i4, i8, f2, f4, f8, i4, bf},
+      /* i8 */ {i8, i8, i8, i8, i8, f2, f4, f8, i8, bf},
+      /* f2 */ {f2, f2, f2, f2, f2, f2, f4, f8, f2, f4},
+      /* f4 */ {f4, f4, f4, f4, f4, f4, f4, f8, f4, f4},
+      /* f8 */ {f8, f8, f8, f8, f8, f8, f8, f8, f8, f8},
+      /* b1 */ {u1, i1, i2, i4, i8, f2, f4, f8, b1, bf},
+      /* bf */ {bf, bf, bf, bf, bf, f4, f4, f8, bf, bf},
+  };
+  return table[static_cast<int>(a)][static_cast<int>(b)];
+}
+
+bool can_cast(ScalarType from, ScalarType to) {
+  if (is_floating_type(from) && is_integral_type(to, /*include_bool=*/true)) return false;
+  if (from != ScalarType::Bool && to == ScalarType::Bool) return false;
+  return true;
+}
+
+static std::atomic<ScalarType> g_default_dtype{ScalarType::Float};
+
+ScalarType default_dtype() { return g_default_dtype.load(std::memory_order_relaxed); }
+
+void set_default_dtype(ScalarType t) {
+  TL_CHECK_TYPE(is_floating_type(t), "only floating-point types are supported as the default type, got ",
+                scalar_type_python_name(t));
+  g_default_dtype.store(t, std::memory_order_relaxed);
+}
+
+}  // namespace torchlite

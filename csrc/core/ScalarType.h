@@ -1,0 +1,85 @@
+#pragma once
+// The ten dtypes, their C++ types, and PyTorch's type-promotion lattice.
+#include <cstdint>
+#include <string>
+
+#include "core/Half.h"
+
+namespace torchlite {
+
+// Order matters: it is the index into the promotion table in ScalarType.cpp.
+enum class ScalarType : int8_t {
+  UInt8 = 0,
+  Int8,
+  Int16,
+  Int32,
+  Int64,
+  Half,
+  Float,
+  Double,
+  Bool,
+  BFloat16,
+  Undefined,
+};
+constexpr int kNumScalarTypes = 10;
+
+const char* scalar_type_name(ScalarType t);  // "Float", "Long", ... as PyTorch's error messages
+const char* scalar_type_python_name(ScalarType t);  // "float32", "int64", ...
+inline std::string to_string(ScalarType t) { return scalar_type_name(t); }
+
+constexpr int64_t element_size(ScalarType t) {
+  switch (t) {
+    case ScalarType::UInt8:
+    case ScalarType::Int8:
+    case ScalarType::Bool:
+      return 1;
+    case ScalarType::Int16:
+    case ScalarType::Half:
+    case ScalarType::BFloat16:
+      return 2;
+    case ScalarType::Int32:
+    case ScalarType::Float:
+      return 4;
+    case ScalarType::Int64:
+    case ScalarType::Double:
+      return 8;
+    default:
+      return 0;
+  }
+}
+
+constexpr bool is_floating_type(ScalarType t) {
+  return t == ScalarType::Half || t == ScalarType::Float || t == ScalarType::Double ||
+         t == ScalarType::BFloat16;
+}
+constexpr bool is_integral_type(ScalarType t, bool include_bool) {
+  return (t >= ScalarType::UInt8 && t <= ScalarType::Int64) || (include_bool && t == ScalarType::Bool);
+}
+
+ScalarType promote_types(ScalarType a, ScalarType b);
+// PyTorch's canCast: no float -> integral, no non-bool -> bool.
+bool can_cast(ScalarType from, ScalarType to);
+
+// The process-wide default floating dtype (float32 unless set_default_dtype changed it).
+ScalarType default_dtype();
+void set_default_dtype(ScalarType t);
+
+// C++ type of a dtype, and the op-math type computations run in.
+template <typename T> struct ScalarTypeOf;
+template <> struct ScalarTypeOf<uint8_t> { static constexpr ScalarType value = ScalarType::UInt8; };
+template <> struct ScalarTypeOf<int8_t> { static constexpr ScalarType value = ScalarType::Int8; };
+template <> struct ScalarTypeOf<int16_t> { static constexpr ScalarType value = ScalarType::Int16; };
+template <> struct ScalarTypeOf<int32_t> { static constexpr ScalarType value = ScalarType::Int32; };
+template <> struct ScalarTypeOf<int64_t> { static constexpr ScalarType value = ScalarType::Int64; };
+template <> struct ScalarTypeOf<Half> { static constexpr ScalarType value = ScalarType::Half; };
+template <> struct ScalarTypeOf<float> { static constexpr ScalarType value = ScalarType::Float; };
+template <> struct ScalarTypeOf<double> { static constexpr ScalarType value = ScalarType::Double; };
+template <> struct ScalarTypeOf<bool> { static constexpr ScalarType value = ScalarType::Bool; };
+template <> struct ScalarTypeOf<BFloat16> { static constexpr ScalarType value = ScalarType::BFloat16; };
+
+template <typename T> struct OpMathType { using type = T; };
+template <> struct OpMathType<Half> { using type = float; };
+template <> struct OpMathType<BFloat16> { using type = float; };
+template <typename T> using opmath_t = typename OpMathType<T>::type;
+
+}  // namespace torchlite

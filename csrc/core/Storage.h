@@ -1,0 +1,33 @@
+#pragma once
+// A reference-counted block of device memory shared by a tensor and its views.
+#include <cstddef>
+
+#include "core/Allocator.h"
+#include "core/intrusive_ptr.h"
+
+namespace torchlite {
+
+class StorageImpl final : public intrusive_target {
+ public:
+  StorageImpl(size_t nbytes, Device device)
+      : allocator_(get_allocator(device)),
+        data_(nbytes ? allocator_->allocate(nbytes, device) : nullptr),
+        nbytes_(nbytes),
+        device_(device) {}
+  ~StorageImpl() override {
+    if (data_) allocator_->deallocate(data_, device_);
+  }
+  void* data() const { return data_; }
+  size_t nbytes() const { return nbytes_; }
+  Device device() const { return device_; }
+
+ private:
+  Allocator* allocator_;
+  void* data_;
+  size_t nbytes_;
+  Device device_;
+};
+
+using Storage = intrusive_ptr<StorageImpl>;
+
+}  // namespace torchlite

@@ -1,0 +1,125 @@
+#include "core/TensorFactory.h"
+
+#include <cstring>
+#include <limits>
+
+namespace torchlite {
+
+int64_t wrap_dim(int64_t d, int64_t ndim) {
+  int64_t n = ndim > 0 ? ndim : 1;  // a 0-dim tensor accepts dim 0 and -1
+  TL_CHECK_INDEX(d >= -n && d < n, "Dimension out of range (expected to be in range of [", -n, ", ", n - 1,
+                 "], but got ", d, ")");
+  return d < 0 ? d + n : d;
+}
+
+int64_t Tensor::wrap_dim(int64_t d) const { return torchlite::wrap_dim(d, dim()); }
+
+DimVector contiguous_strides(IntArrayRef sizes) {
+  DimVector strides(sizes.size());
+  int64_t n = 1;
+  for (size_t i = sizes.size(); i-- > 0;) {
+    strides[i] = n;
+    n *= sizes[i] > 1 ? sizes[i] : 1;
+  }
+  return strides;
+}
+
+int64_t compute_numel(IntArrayRef sizes) {
+  int64_t n = 1;
+  for (int64_t s : sizes) {
+    if (s != 0 && n > std::numeric_limits<int64_t>::max() / s) {
+      TL_ERROR("Storage size calculation overflowed with sizes=", sizes);
+    }
+    n *= s;
+  }
+  return n;
+}
+
+void check_sizes_nonnegative(const char* op, IntArrayRef sizes) {
+  for (int64_t s : sizes) {
+    TL_CHECK(s >= 0, op, "(): Trying to create tensor with negative dimension ", s, ": ", sizes);
+  }
+}
+
+static Storage make_storage(int64_t numel, ScalarType dtype, Device device) {
+  int64_t itemsize = element_size(dtype);
+  TL_CHECK(numel <= std::numeric_limits<int64_t>::max() / itemsize,
+           "Storage size calculation overflowed: ", numel, " elements of ", itemsize, " bytes");
+  return Storage::make(static_cast<size_t>(numel * itemsize), device);
+}
+
+Tensor empty_tensor(IntArrayRef sizes, ScalarType dtype, Device device) {
+  check_sizes_nonnegative("empty", sizes);
+  int64_t numel = compute_numel(sizes);
+  auto impl = intrusive_ptr<TensorImpl>::make(make_storage(numel, dtype, device), dtype, device);
+  impl->set_contiguous_geometry(sizes);
+  return Tensor(std::move(impl));
+}
+
+Tensor empty_strided_tensor(IntArrayRef sizes, IntArrayRef strides, ScalarType dtype, Device device) {
+  check_sizes_nonnegative("empty_strided", sizes);
+  TL_CHECK(sizes.size() == strides.size(), "empty_strided: mismatch in length of strides and shape");
+  int64_t extent = 1;  // elements needed: 1 + sum (size-1)*stride
+  bool empty = false;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    TL_CHECK(strides[i] >= 0, "empty_strided: negative strides are not supported, got ", strides);
+    if (sizes[i] == 0) empty = true;
+    extent += (sizes[i] - 1) * strides[i];
+  }
+  auto impl = intrusive_ptr<TensorImpl>::make(make_storage(empty ? 0 : extent, dtype, device), dtype, device);
+  impl->set_geometry(sizes, strides, 0);
+  return Tensor(std::move(impl));
+}
+
+Tensor empty_like_tensor(const Tensor& t) { return empty_tensor(t.sizes(), t.scalar_type(), t.device()); }
+
+Tensor make_alias(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset) {
+  TensorImpl* b = base.impl();
+  auto impl = intrusive_ptr<TensorImpl>::make(b->storage(), b->dtype(), b->device());
+  impl->set_geometry(sizes, strides, storage_offset);
+  return Tensor(std::move(impl));
+}
+
+Tensor scalar_to_tensor(const Scalar& s, bool wrapped) {
+  ScalarType dtype = s.type();
+  Tensor t = empty_tensor({}, dtype);
+  switch (dtype) {
+    case ScalarType::Bool: *t.data<bool>() = s.to_bool(); break;
+    case ScalarType::Int64: *t.data<int64_t>() = s.to_long(); break;
+    default: *t.data<double>() = s.to_double(); break;
+  }
+  t.impl()->set_wrapped_number(wrapped);
+  return t;
+}
+
+Scalar item(const Tensor& t) {
+  TL_CHECK(t.numel() == 1, "a Tensor with ", t.numel(), " elements cannot be converted to Scalar");
+  TL_CHECK(t.device().is_cpu(), "item(): CUDA tensors come with the CUDA issue");
+  const char* p = static_cast<const char*>(t.data_ptr());
+  switch (t.scalar_type()) {
+    case ScalarType::Bool: return Scalar(*reinterpret_cast<const bool*>(p));
+    case ScalarType::UInt8: return Scalar(int64_t(*reinterpret_cast<const uint8_t*>(p)));
+    case ScalarType::Int8: return Scalar(int64_t(*reinterpret_cast<const int8_t*>(p)));
+    case ScalarType::Int16: return Scalar(int64_t(*reinterpret_cast<const int16_t*>(p)));
+    case ScalarType::Int32: return Scalar(int64_t(*reinterpret_cast<const int32_t*>(p)));
+    case ScalarType::Int64: return Scalar(*reinterpret_cast<const int64_t*>(p));
+    case ScalarType::Half: return Scalar(double(float(*reinterpret_cast<const Half*>(p))));
+    case ScalarType::BFloat16: return Scalar(double(float(*reinterpret_cast<const BFloat16*>(p))));
+    case ScalarType::Float: return Scalar(double(*reinterpret_cast<const float*>(p)));
+    case ScalarType::Double: return Scalar(*reinterpret_cast<const double*>(p));
+    default: TL_ERROR("item(): undefined dtype");
+  }
+}
+
+void resize_tensor(const Tensor& t, IntArrayRef sizes) {
+  check_sizes_nonnegative("resize_", sizes);
+  TensorImpl* impl = t.impl();
+  int64_t numel = compute_numel(sizes);
+  size_t needed = static_cast<size_t>(numel * element_size(impl->dtype()));
+  impl->set_contiguous_geometry(sizes);
+  if (needed > impl->storage()->nbytes()) {
+    impl->set_storage(make_storage(numel, impl->dtype(), impl->device()));
+  }
+}
+
+}  // namespace torchlite

@@ -1,0 +1,29 @@
+#pragma once
+// Making tensors: fresh (contiguous or strided), views of others, 0-dim from a
+// Scalar, and resizing an out= tensor.
+#include "core/Scalar.h"
+#include "core/Tensor.h"
+
+namespace torchlite {
+
+Tensor empty_tensor(IntArrayRef sizes, ScalarType dtype, Device device = Device());
+Tensor empty_strided_tensor(IntArrayRef sizes, IntArrayRef strides, ScalarType dtype, Device device = Device());
+// A tensor of the same sizes and dtype laid out contiguously.
+Tensor empty_like_tensor(const Tensor& t);
+// A tensor sharing base's storage with new geometry. View kernels return one;
+// the generated view stage then records _base and shares the version counter.
+Tensor make_alias(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset);
+// 0-dim tensor holding a number (CPU); wrapped=true marks it as a Python number
+// for type promotion.
+Tensor scalar_to_tensor(const Scalar& s, bool wrapped);
+// Reads element 0 of a 1-element tensor as a Scalar (bool, int64 or double).
+Scalar item(const Tensor& t);
+// Resizes t in place to sizes (contiguous strides), reallocating its storage when too small.
+void resize_tensor(const Tensor& t, IntArrayRef sizes);
+
+DimVector contiguous_strides(IntArrayRef sizes);
+int64_t compute_numel(IntArrayRef sizes);
+// Checks sizes are non-negative; the message names the op.
+void check_sizes_nonnegative(const char* op, IntArrayRef sizes);
+
+}  // namespace torchlite

@@ -1,0 +1,71 @@
+#include "core/TensorImpl.h"
+
+#include "core/Error.h"
+
+namespace torchlite {
+
+static TensorImpl::PyObjReleaseHook g_pyobj_release_hook = nullptr;
+
+void TensorImpl::set_pyobj_release_hook(PyObjReleaseHook hook) { g_pyobj_release_hook = hook; }
+
+TensorImpl::~TensorImpl() = default;
+
+void TensorImpl::release_last_reference() {
+  if (owns_pyobj_ && g_pyobj_release_hook) {
+    g_pyobj_release_hook(this);  // hands the tensor back to its Python object
+    return;
+  }
+  delete this;
+}
+
+void TensorImpl::set_geometry(IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
+  sizes_.assign(sizes);
+  strides_.assign(strides);
+  offset_ = offset;
+  int64_t n = 1;
+  for (int64_t s : sizes) n *= s;
+  numel_ = n;
+  refresh_contiguous();
+}
+
+void TensorImpl::set_contiguous_geometry(IntArrayRef sizes) {
+  sizes_.assign(sizes);
+  strides_.resize(sizes.size());
+  int64_t n = 1;
+  for (size_t i = sizes.size(); i-- > 0;) {
+    strides_[i] = n;
+    n *= sizes[i] > 1 ? sizes[i] : 1;
+  }
+  int64_t numel = 1;
+  for (int64_t s : sizes) numel *= s;
+  numel_ = numel;
+  offset_ = 0;
+  is_contiguous_ = true;
+}
+
+void TensorImpl::refresh_contiguous() {
+  // PyTorch's rule: size-1 dims may have any stride; an empty tensor is contiguous.
+  if (numel_ == 0) {
+    is_contiguous_ = true;
+    return;
+  }
+  int64_t expected = 1;
+  for (size_t i = sizes_.size(); i-- > 0;) {
+    if (sizes_[i] == 1) continue;
+    if (strides_[i] != expected) {
+      is_contiguous_ = false;
+      return;
+    }
+    expected *= sizes_[i];
+  }
+  is_contiguous_ = true;
+}
+
+void TensorImpl::bump_version() { version_counter()->version.fetch_add(1, std::memory_order_relaxed); }
+
+const intrusive_ptr<VersionCounter>& TensorImpl::version_counter() {
+  if (!version_) version_ = intrusive_ptr<VersionCounter>::make();
+  return version_;
+}
+
+}  // namespace torchlite

@@ -1,0 +1,100 @@
+#pragma once
+// The tensor object: storage, geometry, dtype, device, version counter, view
+// base, the autograd-meta slot and the Python-object slot.
+#include <atomic>
+#include <cstdint>
+#include <memory>
+
+#include "core/ArrayRef.h"
+#include "core/Device.h"
+#include "core/ScalarType.h"
+#include "core/Storage.h"
+#include "core/intrusive_ptr.h"
+
+namespace torchlite {
+
+// Shared by a tensor, its views and its detach()ed aliases; bumped by every
+// in-place or out= write. Created lazily: a tensor nobody wrote to or viewed has none.
+struct VersionCounter final : intrusive_target {
+  std::atomic<uint32_t> version{0};
+};
+
+// Filled in by the autograd issue; the slot exists now so the layout is final.
+struct AutogradMetaInterface {
+  virtual ~AutogradMetaInterface() = default;
+  virtual bool requires_grad() const = 0;
+};
+
+class TensorImpl final : public intrusive_target {
+ public:
+  TensorImpl(Storage storage, ScalarType dtype, Device device)
+      : storage_(std::move(storage)), dtype_(dtype), device_(device) {}
+  ~TensorImpl() override;
+
+  // geometry
+  IntArrayRef sizes() const { return sizes_.ref(); }
+  IntArrayRef strides() const { return strides_.ref(); }
+  int64_t dim() const { return static_cast<int64_t>(sizes_.size()); }
+  int64_t numel() const { return numel_; }
+  int64_t storage_offset() const { return offset_; }
+  bool is_contiguous() const { return is_contiguous_; }
+  void set_geometry(IntArrayRef sizes, IntArrayRef strides, int64_t offset);
+  void set_contiguous_geometry(IntArrayRef sizes);  // strides recomputed, offset 0
+
+  // dtype, device, data
+  ScalarType dtype() const { return dtype_; }
+  Device device() const { return device_; }
+  const Storage& storage() const { return storage_; }
+  void set_storage(Storage s) { storage_ = std::move(s); }
+  char* data() const {
+    return static_cast<char*>(storage_->data()) + offset_ * element_size(dtype_);
+  }
+
+  // versions and views
+  uint32_t version() const { return version_ ? version_->version.load(std::memory_order_relaxed) : 0; }
+  void bump_version();
+  const intrusive_ptr<VersionCounter>& version_counter();  // creates it on first use
+  void share_version_counter(TensorImpl& other) { version_ = other.version_counter(); }
+  const intrusive_ptr<TensorImpl>& view_base() const { return view_base_; }
+  void set_view_base(intrusive_ptr<TensorImpl> base) { view_base_ = std::move(base); }
+
+  bool is_wrapped_number() const { return is_wrapped_number_; }
+  void set_wrapped_number(bool v) { is_wrapped_number_ = v; }
+
+  AutogradMetaInterface* autograd_meta() const { return autograd_meta_.get(); }
+  void set_autograd_meta(std::unique_ptr<AutogradMetaInterface> m) { autograd_meta_ = std::move(m); }
+
+  // Python object slot: one C++ tensor is one Python object. When owns_pyobj is
+  // true, C++ keeps the Python object alive (a subclass instance, or one with
+  // attributes, whose last Python reference went away while C++ still held the tensor).
+  void* pyobj() const { return pyobj_; }
+  void set_pyobj(void* obj) { pyobj_ = obj; }
+  bool owns_pyobj() const { return owns_pyobj_; }
+  void set_owns_pyobj(bool v) { owns_pyobj_ = v; }
+
+  // Installed by the Python bindings: called instead of deleting the tensor when
+  // the last C++ reference goes away while C++ owns its Python object.
+  using PyObjReleaseHook = void (*)(TensorImpl*);
+  static void set_pyobj_release_hook(PyObjReleaseHook hook);
+
+ private:
+  void release_last_reference() override;
+  void refresh_contiguous();
+
+  Storage storage_;
+  DimVector sizes_;
+  DimVector strides_;
+  int64_t offset_ = 0;
+  int64_t numel_ = 1;
+  ScalarType dtype_;
+  Device device_;
+  bool is_contiguous_ = true;
+  bool is_wrapped_number_ = false;
+  bool owns_pyobj_ = false;
+  intrusive_ptr<VersionCounter> version_;
+  intrusive_ptr<TensorImpl> view_base_;
+  std::unique_ptr<AutogradMetaInterface> autograd_meta_;
+  void* pyobj_ = nullptr;
+};
+
+}  // namespace torchlite

@@ -1,0 +1,193 @@
+#include "dispatch/Meta.h"
+
+#include "autograd/GradMode.h"
+#include "dispatch/KernelTable.h"
+#include "kernels/ElementwiseIter.h"
+
+namespace torchlite {
+
+static std::string op_name(const OpInfo& op) {
+  std::string s = op.name;
+  if (op.overload[0]) s += std::string(".") + op.overload;
+  return s;
+}
+
+void throw_missing_kernel(const OpInfo& op, Device device, const bool* available) {
+  std::string have;
+  for (int i = 0; i < kNumDeviceTypes; ++i) {
+    if (!available[i]) continue;
+    if (!have.empty()) have += ", ";
+    have += device_type_name(static_cast<DeviceType>(i));
+  }
+  throw_error(ErrorKind::NotImplemented,
+              str("Could not run '", op_name(op), "' with arguments from the '", device_type_name(device.type),
+                  "' device: it has kernels for ", have.empty() ? "no device" : have, " only"));
+}
+
+void throw_dtype_not_implemented(const char* op, ScalarType dtype) {
+  TL_ERROR("\"", op, "\" not implemented for '", scalar_type_name(dtype), "'");
+}
+
+Device common_device(const OpInfo& op, std::initializer_list<const Tensor*> tensors) {
+  Device result;
+  bool have = false;
+  for (const Tensor* t : tensors) {
+    if (!t->defined()) continue;
+    Device d = t->device();
+    if (!have) {
+      result = d;
+      have = true;
+    } else if (d != result) {
+      // A 0-dim CPU tensor may meet a tensor on another device.
+      if (d.is_cpu() && t->dim() == 0) continue;
+      if (result.is_cpu()) {
+        result = d;
+        continue;
+      }
+      TL_ERROR("Expected all tensors to be on the same device, but found at least two devices, ",
+               to_string(result), " and ", to_string(d), "! (in ", op_name(op), ")");
+    }
+  }
+  // A mix of 0-dim CPU tensors and n-dim CPU tensors on another device was fixed up
+  // above; a real mismatch (n-dim CPU with CUDA) is rechecked here.
+  for (const Tensor* t : tensors) {
+    if (!t->defined()) continue;
+    if (t->device() != result && !(t->device().is_cpu() && t->dim() == 0)) {
+      TL_ERROR("Expected all tensors to be on the same device, but found at least two devices, ",
+               to_string(result), " and ", to_string(t->device()), "! (in ", op_name(op), ")");
+    }
+  }
+  return result;
+}
+
+DimVector broadcast_shapes(std::initializer_list<const Tensor*> tensors) {
+  size_t ndim = 0;
+  for (const Tensor* t : tensors)
+    if (t->defined() && t->sizes().size() > ndim) ndim = t->sizes().size();
+  DimVector out(ndim, 1);
+  // Letters name the operands as PyTorch does: tensor a, tensor b.
+  for (size_t i = 0; i < ndim; ++i) {
+    size_t dim_from_end = ndim - 1 - i;
+    int64_t size = 1;
+    for (const Tensor* t : tensors) {
+      if (!t->defined()) continue;
+      IntArrayRef s = t->sizes();
+      if (dim_from_end >= s.size()) continue;
+      int64_t v = s[s.size() - 1 - dim_from_end];
+      if (v == size || v == 1) continue;
+      if (size == 1) {
+        size = v;
+        continue;
+      }
+      TL_ERROR("The size of tensor a (", size, ") must match the size of tensor b (", v,
+               ") at non-singleton dimension ", i);
+    }
+    out[i] = size;
+  }
+  return out;
+}
+
+TensorMeta meta_broadcast(const OpInfo& op, std::initializer_list<const Tensor*> tensors, ScalarType dtype) {
+  TensorMeta m;
+  m.sizes = broadcast_shapes(tensors);
+  m.dtype = dtype;
+  m.device = common_device(op, tensors);
+  return m;
+}
+
+TensorMeta meta_same_as_self(const OpInfo& op, const Tensor& self, std::initializer_list<const Tensor*> others,
+                             ScalarType dtype) {
+  TensorMeta m;
+  m.sizes.assign(self.sizes());
+  for (const Tensor* t : others) {
+    if (!t->defined()) continue;
+    IntArrayRef s = t->sizes();
+    bool ok = s.size() <= m.sizes.size();
+    for (size_t i = 0; ok && i < s.size(); ++i) {
+      int64_t v = s[s.size() - 1 - i];
+      ok = v == 1 || v == m.sizes[m.sizes.size() - 1 - i];
+    }
+    TL_CHECK(ok, op_name(op), ": the shape of the argument ", s, " must be broadcastable to the shape ",
+             m.sizes.ref());
+  }
+  m.dtype = dtype;
+  std::initializer_list<const Tensor*> self_list = {&self};
+  m.device = common_device(op, self_list);
+  for (const Tensor* t : others) {
+    if (t->defined() && t->device() != m.device && !(t->device().is_cpu() && t->dim() == 0)) {
+      TL_ERROR("Expected all tensors to be on the same device, but found at least two devices, ",
+               to_string(m.device), " and ", to_string(t->device()), "! (in ", op_name(op), ")");
+    }
+  }
+  return m;
+}
+
+TensorMeta meta_reduction(const OpInfo& op, const Tensor& self, const IntArrayRef* dim, bool keepdim,
+                          ScalarType dtype) {
+  int64_t ndim = self.dim();
+  uint64_t mask = 0;
+  bool all = dim == nullptr || dim->empty();
+  if (!all) {
+    for (int64_t d : *dim) {
+      int64_t w = wrap_dim(d, ndim);
+      TL_CHECK(!(mask >> w & 1), "dim ", w, " appears multiple times in the list of dims");
+      mask |= uint64_t(1) << w;
+    }
+  }
+  TensorMeta m;
+  for (int64_t i = 0; i < ndim; ++i) {
+    bool reduced = all || (mask >> i & 1);
+    if (!reduced)
+      m.sizes.push_back(self.size(i));
+    else if (keepdim)
+      m.sizes.push_back(1);
+  }
+  m.dtype = dtype;
+  m.device = self.device();
+  (void)op;
+  return m;
+}
+
+void prepare_out(const OpInfo& op, const TensorMeta& meta, const Tensor& out) {
+  TL_CHECK(out.device() == meta.device || (out.device().type == meta.device.type),
+           op_name(op), ": Expected out tensor to have device ", to_string(meta.device), ", but got ",
+           to_string(out.device()), " instead");
+  TL_CHECK(can_cast(meta.dtype, out.scalar_type()), "result type ", scalar_type_name(meta.dtype),
+           " can't be cast to the desired output type ", scalar_type_name(out.scalar_type()));
+  if (!out.sizes().equals(meta.sizes.ref())) resize_tensor(out, meta.sizes.ref());
+  if (!autograd::mode_state().inference_mode) out.bump_version();
+}
+
+void prepare_inplace(const OpInfo& op, const TensorMeta& meta, const Tensor& self) {
+  TL_CHECK(self.sizes().equals(meta.sizes.ref()), "output with shape ", self.sizes(),
+           " doesn't match the broadcast shape ", meta.sizes.ref());
+  TL_CHECK(can_cast(meta.dtype, self.scalar_type()), "result type ", scalar_type_name(meta.dtype),
+           " can't be cast to the desired output type ", scalar_type_name(self.scalar_type()));
+  TL_CHECK(self.device() == meta.device, op_name(op), ": Expected all tensors to be on the same device, but found ",
+           to_string(self.device()), " and ", to_string(meta.device));
+  if (!autograd::mode_state().inference_mode) self.bump_version();
+}
+
+void record_view(const Tensor& view, const Tensor& base) {
+  TensorImpl* v = view.impl();
+  TensorImpl* b = base.impl();
+  v->share_version_counter(*b);
+  v->set_view_base(b->view_base() ? b->view_base() : base.impl_ptr());
+}
+
+void copy_result(const OpInfo& op, const Tensor& result, const Tensor& target, bool inplace) {
+  TensorMeta m;
+  m.sizes.assign(result.sizes());
+  m.dtype = result.scalar_type();
+  m.device = result.device();
+  if (inplace) {
+    prepare_inplace(op, m, target);
+  } else {
+    prepare_out(op, m, target);
+  }
+  TL_CHECK(target.device().is_cpu() && result.device().is_cpu(), op_name(op),
+           ": copying a composite's result into a CUDA tensor comes with the CUDA issue");
+  copy_cast_cpu(target, result);
+}
+
+}  // namespace torchlite

@@ -1,0 +1,46 @@
+#pragma once
+// Shape/dtype rules ("meta") used by the generated wrappers to allocate, resize
+// and check outputs, and the checks of the in-place/view stage.
+#include <initializer_list>
+
+#include "core/Promotion.h"
+#include "core/TensorFactory.h"
+#include "dispatch/OpInfo.h"
+
+namespace torchlite {
+
+struct TensorMeta {
+  DimVector sizes;
+  ScalarType dtype = ScalarType::Undefined;
+  Device device;
+};
+
+// The device all tensor arguments share (0-dim CPU tensors may join CUDA ones).
+Device common_device(const OpInfo& op, std::initializer_list<const Tensor*> tensors);
+// Broadcast shape, with PyTorch's error text.
+DimVector broadcast_shapes(std::initializer_list<const Tensor*> tensors);
+
+// Built-in meta rules.
+TensorMeta meta_broadcast(const OpInfo& op, std::initializer_list<const Tensor*> tensors, ScalarType dtype);
+// The output has self's shape; the other tensors must broadcast to it.
+TensorMeta meta_same_as_self(const OpInfo& op, const Tensor& self, std::initializer_list<const Tensor*> others,
+                             ScalarType dtype);
+// Reductions over `dim` (all dims when empty or absent), keeping them as size 1 with keepdim.
+TensorMeta meta_reduction(const OpInfo& op, const Tensor& self, const IntArrayRef* dim, bool keepdim,
+                          ScalarType dtype);
+
+// Stage 2 for out=: device and dtype checks, resize to the meta shape, version bump.
+void prepare_out(const OpInfo& op, const TensorMeta& meta, const Tensor& out);
+// Stage 2 for in-place: self keeps its shape and dtype; the result must fit.
+void prepare_inplace(const OpInfo& op, const TensorMeta& meta, const Tensor& self);
+// Stage 2 for views: the result shares self's storage and version counter, _base is recorded.
+void record_view(const Tensor& view, const Tensor& base);
+
+// Stage 2 for composite in-place/out=: checks `target` as prepare_inplace or
+// prepare_out would, then copies `result` into it.
+void copy_result(const OpInfo& op, const Tensor& result, const Tensor& target, bool inplace);
+
+// "\"neg\" not implemented for 'Bool'" (RuntimeError, as PyTorch words it).
+[[noreturn]] void throw_dtype_not_implemented(const char* op, ScalarType dtype);
+
+}  // namespace torchlite

@@ -1,0 +1,111 @@
+// sum on the CPU: the reduced dims are moved innermost and made contiguous,
+// then each output element is a cascade (pairwise) sum in the accumulation
+// type (float for half/bfloat16/float, double, int64 for integers).
+#include <vector>
+
+#include "core/Parallel.h"
+#include "core/TensorFactory.h"
+#include "dispatch/Meta.h"
+#include "kernels/ElementwiseIter.h"
+#include "kernels/sum.h"
+#include "kernels/sum_dim_IntList.h"
+
+namespace torchlite {
+
+namespace {
+
+template <typename acc_t, typename T>
+acc_t cascade_sum(const T* x, int64_t n) {
+  if (n <= 256) {
+    acc_t a[8] = {};
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8)
+      for (int k = 0; k < 8; ++k) a[k] += static_cast<acc_t>(x[i + k]);
+    for (; i < n; ++i) a[0] += static_cast<acc_t>(x[i]);
+    return ((a[0] + a[1]) + (a[2] + a[3])) + ((a[4] + a[5]) + (a[6] + a[7]));
+  }
+  int64_t half = (n / 2 + 7) & ~int64_t(7);
+  return cascade_sum<acc_t>(x, half) + cascade_sum<acc_t>(x + half, n - half);
+}
+
+template <typename T, typename acc_t>
+void sum_rows(const T* in, T* out, int64_t nout, int64_t row) {
+  if (nout == 1) {
+    // One output: split the row across threads, then add the partial sums in order.
+    int nthreads = get_num_threads();
+    std::vector<acc_t> partial(static_cast<size_t>(nthreads > 0 ? nthreads : 1), acc_t(0));
+    int64_t chunk = (row + static_cast<int64_t>(partial.size()) - 1) / static_cast<int64_t>(partial.size());
+    if (chunk < kGrainSize) chunk = kGrainSize;
+    int64_t nchunks = (row + chunk - 1) / chunk;
+    partial.assign(static_cast<size_t>(nchunks > 0 ? nchunks : 1), acc_t(0));
+    parallel_for(nchunks, 0, [&](int64_t b, int64_t e) {
+      for (int64_t c = b; c < e; ++c) {
+        int64_t start = c * chunk, len = row - start < chunk ? row - start : chunk;
+        partial[static_cast<size_t>(c)] = cascade_sum<acc_t>(in + start, len);
+      }
+    });
+    acc_t total = acc_t(0);
+    for (acc_t p : partial) total += p;
+    out[0] = static_cast<T>(total);
+    return;
+  }
+  int64_t grain = row > 0 ? kGrainSize / row + 1 : kGrainSize;
+  parallel_for(nout, grain, [&](int64_t b, int64_t e) {
+    for (int64_t o = b; o < e; ++o) out[o] = static_cast<T>(cascade_sum<acc_t>(in + o * row, row));
+  });
+}
+
+}  // namespace
+
+void kernels::sum_out_cpu(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim,
+                          std::optional<ScalarType> dtype, const Tensor& out) {
+  const ScalarType t = kernels::sum_dim_IntList_compute_dtype(self, dim, keepdim, dtype);
+  int64_t ndim = self.dim();
+  uint64_t mask = 0;
+  if (!dim.has_value() || dim->empty()) {
+    mask = ~uint64_t(0);
+  } else {
+    for (int64_t d : *dim) mask |= uint64_t(1) << wrap_dim(d, ndim);
+  }
+  // Kept dims first, reduced dims last.
+  DimVector sizes, strides;
+  int64_t nout = 1, row = 1;
+  for (int pass = 0; pass < 2; ++pass) {
+    for (int64_t d = 0; d < ndim; ++d) {
+      bool reduced = mask >> d & 1;
+      if (reduced != (pass == 1)) continue;
+      sizes.push_back(self.size(d));
+      strides.push_back(self.stride(d));
+      (pass ? row : nout) *= self.size(d);
+    }
+  }
+  Tensor permuted = make_alias(self, sizes.ref(), strides.ref(), self.storage_offset());
+  Tensor in = contiguous_as(permuted, t);
+  bool direct = out.is_contiguous() && out.scalar_type() == t;
+  Tensor result = direct ? out : empty_tensor(out.sizes(), t);
+  switch (t) {
+#define TL_SUM_CASE(enum_t, cpp_t, acc_t)                                              \
+  case ScalarType::enum_t:                                                             \
+    sum_rows<cpp_t, acc_t>(in.data<cpp_t>(), result.data<cpp_t>(), nout, row);         \
+    break;
+    TL_SUM_CASE(Bool, bool, int64_t)
+    TL_SUM_CASE(UInt8, uint8_t, int64_t)
+    TL_SUM_CASE(Int8, int8_t, int64_t)
+    TL_SUM_CASE(Int16, int16_t, int64_t)
+    TL_SUM_CASE(Int32, int32_t, int64_t)
+    TL_SUM_CASE(Int64, int64_t, int64_t)
+    TL_SUM_CASE(Half, Half, float)
+    TL_SUM_CASE(BFloat16, BFloat16, float)
+    TL_SUM_CASE(Float, float, float)
+    TL_SUM_CASE(Double, double, double)
+#undef TL_SUM_CASE
+    default: throw_dtype_not_implemented("sum", t);
+  }
+  if (!direct) copy_cast_cpu(out, result);
+}
+
+void kernels::sum_out_cpu(const Tensor& self, std::optional<ScalarType> dtype, const Tensor& out) {
+  kernels::sum_out_cpu(self, std::nullopt, /*keepdim=*/false, dtype, out);
+}
+
+}  // namespace torchlite

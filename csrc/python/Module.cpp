@@ -1,0 +1,154 @@
+// torchlite._C: the module, its types, the generated op bindings and the cold
+// APIs (pybind11).
+#include <pybind11/pybind11.h>
+
+#include <cstring>
+
+#include "core/CudaHooks.h"
+#include "core/TensorFactory.h"
+#include "python/ArgParser.h"
+#include "python/Bindings.h"
+#include "python/Errors.h"
+#include "python/PyTensor.h"
+
+namespace py = pybind11;
+
+namespace torchlite::python {
+
+void add_functions(const ModuleSet& modules, PyMethodDef* defs, const char* const* module_names) {
+  for (int i = 0; defs[i].ml_name; ++i) {
+    PyObject* mod = modules.functions;
+    if (!std::strcmp(module_names[i], "nn")) mod = modules.nn;
+    if (!std::strcmp(module_names[i], "linalg")) mod = modules.linalg;
+    if (!std::strcmp(module_names[i], "special")) mod = modules.special;
+    if (!std::strcmp(module_names[i], "fft")) mod = modules.fft;
+    PyObject* name = PyModule_GetNameObject(mod);
+    PyObject* fn = PyCFunction_NewEx(&defs[i], nullptr, name);
+    Py_XDECREF(name);
+    if (!fn || PyModule_AddObject(mod, defs[i].ml_name, fn) < 0) throw python_error();
+  }
+}
+
+void add_methods(PyMethodDef* defs) {
+  for (int i = 0; defs[i].ml_name; ++i) {
+    PyObject* descr = PyDescr_NewMethod(TensorBaseType, &defs[i]);
+    if (!descr || PyDict_SetItemString(TensorBaseType->tp_dict, defs[i].ml_name, descr) < 0) throw python_error();
+    Py_DECREF(descr);
+    register_method_entry(defs[i].ml_name, reinterpret_cast<FastMethod>(reinterpret_cast<void (*)()>(defs[i].ml_meth)));
+  }
+  PyType_Modified(TensorBaseType);
+}
+
+// torchlite.tensor()'s copy from anything with the buffer protocol (NumPy arrays).
+static PyObject* from_buffer(PyObject* obj) {
+  Py_buffer view;
+  if (PyObject_GetBuffer(obj, &view, PyBUF_RECORDS_RO) < 0) throw python_error();
+  struct Release {
+    Py_buffer* v;
+    ~Release() { PyBuffer_Release(v); }
+  } release{&view};
+  const char* fmt = view.format ? view.format : "B";
+  if (*fmt == '<' || *fmt == '=' || *fmt == '@' || *fmt == '|') ++fmt;
+  ScalarType t;
+  switch (*fmt) {
+    case '?': t = ScalarType::Bool; break;
+    case 'b': t = ScalarType::Int8; break;
+    case 'B': t = ScalarType::UInt8; break;
+    case 'h': t = ScalarType::Int16; break;
+    case 'i': t = ScalarType::Int32; break;
+    case 'l':
+    case 'q': t = view.itemsize == 8 ? ScalarType::Int64 : ScalarType::Int32; break;
+    case 'e': t = ScalarType::Half; break;
+    case 'f': t = ScalarType::Float; break;
+    case 'd': t = ScalarType::Double; break;
+    default:
+      TL_CHECK_TYPE(false, "can't convert an array of format '", view.format ? view.format : "?",
+                    "' to a tensor: the supported types are bool, uint8, int8, int16, int32, int64, float16, "
+                    "float32 and float64");
+  }
+  DimVector sizes, strides;
+  for (int i = 0; i < view.ndim; ++i) {
+    sizes.push_back(view.shape[i]);
+    TL_CHECK(view.strides[i] % view.itemsize == 0, "from_buffer: strides must be multiples of the item size");
+    strides.push_back(view.strides[i] / view.itemsize);
+  }
+  Tensor out = empty_tensor(sizes.ref(), t);
+  if (out.numel() == 0) return wrap(out);
+  // Walk the source with its strides; copy element by element.
+  int64_t n = out.numel(), item = view.itemsize;
+  char* dst = static_cast<char*>(out.data_ptr());
+  DimVector idx(static_cast<size_t>(view.ndim), 0);
+  for (int64_t k = 0; k < n; ++k) {
+    int64_t off = 0;
+    for (int i = 0; i < view.ndim; ++i) off += idx[i] * view.strides[i];
+    std::memcpy(dst + k * item, static_cast<const char*>(view.buf) + off, static_cast<size_t>(item));
+    for (int i = view.ndim - 1; i >= 0; --i) {
+      if (++idx[i] < sizes[i]) break;
+      idx[i] = 0;
+    }
+  }
+  return wrap(out);
+}
+
+}  // namespace torchlite::python
+
+PYBIND11_MODULE(_C, m) {
+  using namespace torchlite;
+  using namespace torchlite::python;
+  m.doc() = "torchlite's compiled core: tensors, dtypes and the generated operators.";
+  init_dtypes_and_devices(m.ptr());
+  init_tensor_type(m.ptr());
+  ModuleSet modules{
+      m.def_submodule("_functions", "ops bound as torchlite.*").ptr(),
+      m.def_submodule("_nn", "ops bound as torchlite.nn.functional.*").ptr(),
+      m.def_submodule("_linalg", "ops bound as torchlite.linalg.*").ptr(),
+      m.def_submodule("_special", "ops bound as torchlite.special.*").ptr(),
+      m.def_submodule("_fft", "ops bound as torchlite.fft.*").ptr(),
+  };
+  void (*shards[kNumShards])(const ModuleSet&) = {
+      init_python_shard_0, init_python_shard_1, init_python_shard_2, init_python_shard_3,
+      init_python_shard_4, init_python_shard_5, init_python_shard_6, init_python_shard_7,
+  };
+  for (auto init : shards) init(modules);
+  init_number_slots();
+  cuda::init();
+
+  m.def("_set_tensor_class", [](py::object cls) {
+    TL_CHECK_TYPE(PyType_Check(cls.ptr()) &&
+                      PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(cls.ptr()), TensorBaseType),
+                  "_set_tensor_class: expected a subclass of TensorBase");
+    cls.inc_ref();
+    TensorClass = reinterpret_cast<PyTypeObject*>(cls.ptr());
+  });
+  m.def("get_default_dtype", []() { return py::reinterpret_borrow<py::object>(dtype_object(default_dtype())); },
+        "The default floating dtype (torchlite.float32 unless changed).");
+  m.def("set_default_dtype", [](py::object d) {
+    TL_CHECK_TYPE(is_dtype(d.ptr()), "set_default_dtype(): expected a torchlite.dtype");
+    set_default_dtype(to_scalar_type(d.ptr()));
+  }, "Sets the default floating dtype (float16, bfloat16, float32 or float64).");
+  m.def("_from_buffer", [](py::object obj) {
+    try {
+      return py::reinterpret_steal<py::object>(from_buffer(obj.ptr()));
+    } catch (const python_error&) {
+      throw py::error_already_set();
+    }
+  }, "A new tensor copied from an object with the buffer protocol (a NumPy array).");
+  m.def("_cuda_is_built", []() { return cuda::is_built(); });
+  m.def("_cuda_device_count", []() { return cuda::device_count(); });
+  m.def("_cuda_version", []() -> py::object {
+    const char* v = cuda::version();
+    if (!v) return py::none();
+    return py::str(v);
+  });
+  m.def("_scalar_type_name", [](py::object d) {
+    return std::string(scalar_type_name(to_scalar_type(d.ptr())));
+  });
+  py::register_exception_translator([](std::exception_ptr p) {
+    if (!p) return;
+    try {
+      std::rethrow_exception(p);
+    } catch (const torchlite::Error&) {
+      set_python_error(p);
+    }
+  });
+}

@@ -1,0 +1,340 @@
+#include "python/PyTensor.h"
+
+#include <map>
+#include <new>
+#include <string>
+
+#include "core/TensorFactory.h"
+#include "python/ArgParser.h"
+#include "python/Errors.h"
+
+namespace torchlite::python {
+
+PyTypeObject* TensorBaseType = nullptr;
+PyTypeObject* TensorClass = nullptr;
+
+// ------------------------------------------------------------------ object lifetime
+
+static PyObject* alloc_object(PyTypeObject* type, Tensor t) {
+  PyObject* obj = type->tp_alloc(type, 0);
+  if (!obj) throw python_error();
+  new (&reinterpret_cast<PyTensor*>(obj)->tensor) Tensor(std::move(t));
+  reinterpret_cast<PyTensor*>(obj)->tensor.impl()->set_pyobj(obj);
+  return obj;
+}
+
+PyObject* wrap(Tensor t) {
+  if (!t.defined()) Py_RETURN_NONE;
+  if (void* existing = t.impl()->pyobj()) {
+    Py_INCREF(static_cast<PyObject*>(existing));
+    return static_cast<PyObject*>(existing);
+  }
+  return alloc_object(TensorClass ? TensorClass : TensorBaseType, std::move(t));
+}
+
+PyObject* wrap(const Tensor& t, bool /*existing*/) { return wrap(Tensor(t)); }
+
+// A subclass instance, or one carrying attributes, must survive while C++ holds
+// its tensor: when its last Python reference goes, C++ takes ownership of it.
+static bool should_preserve(PyObject* self) {
+  if (Py_TYPE(self) != TensorClass && Py_TYPE(self) != TensorBaseType) return true;
+  PyObject** dict = _PyObject_GetDictPtr(self);
+  return dict && *dict && PyDict_GET_SIZE(*dict) > 0;
+}
+
+static void tensor_finalize(PyObject* self) {
+  Tensor& t = reinterpret_cast<PyTensor*>(self)->tensor;
+  TensorImpl* impl = t.impl();
+  if (!impl || impl->owns_pyobj() || impl->use_count() <= 1 || !should_preserve(self)) return;
+  // Resurrect: the TensorImpl now holds the only reference to this object, and
+  // our reference to the TensorImpl becomes a borrowed one.
+  Py_INCREF(self);
+  impl->set_owns_pyobj(true);
+  intrusive_decref(impl);  // use_count was > 1: this never frees
+}
+
+// Called (with the GIL taken here) when the last C++ reference to a tensor that
+// owns its Python object goes away: the object takes its tensor back and dies.
+static void release_pyobj(TensorImpl* impl) {
+  PyGILState_STATE gil = PyGILState_Ensure();
+  PyObject* obj = static_cast<PyObject*>(impl->pyobj());
+  intrusive_incref(impl);  // the object's reference becomes a strong one again
+  impl->set_owns_pyobj(false);
+  Py_DECREF(obj);
+  PyGILState_Release(gil);
+}
+
+static void tensor_dealloc(PyObject* self) {
+  if (Py_TYPE(self)->tp_finalize && PyObject_CallFinalizerFromDealloc(self) < 0) return;  // resurrected
+  PyObject_GC_UnTrack(self);
+  Tensor& t = reinterpret_cast<PyTensor*>(self)->tensor;
+  if (t.defined() && t.impl()->pyobj() == self) t.impl()->set_pyobj(nullptr);
+  t.~Tensor();
+  Py_TYPE(self)->tp_free(self);
+}
+
+// Nothing to visit yet; .grad, grad_fn and hooks join here with the autograd issue.
+static int tensor_traverse(PyObject*, visitproc, void*) { return 0; }
+
+static int tensor_clear(PyObject*) { return 0; }
+
+static PyObject* tensor_new(PyTypeObject* type, PyObject* args, PyObject* kwargs) {
+  TL_PY_BEGIN
+  if (PyTuple_GET_SIZE(args) == 0 && (!kwargs || PyDict_GET_SIZE(kwargs) == 0)) {
+    return alloc_object(type, empty_tensor({0}, default_dtype()));
+  }
+  PyErr_SetString(PyExc_TypeError,
+                  "torchlite.Tensor(...) with arguments is not supported: use torchlite.tensor(data), "
+                  "torchlite.empty(size) or Tensor._make_subclass(cls, data)");
+  return nullptr;
+  TL_PY_END
+}
+
+// ------------------------------------------------------------------ properties
+
+static PyObject* make_size(IntArrayRef sizes) {
+  PyObject* tup = PyTuple_New(static_cast<Py_ssize_t>(sizes.size()));
+  for (size_t i = 0; i < sizes.size(); ++i) PyTuple_SET_ITEM(tup, i, PyLong_FromLongLong(sizes[i]));
+  static PyObject* size_class = nullptr;
+  if (!size_class) {
+    PyObject* mod = PyImport_ImportModule("torchlite._size");
+    if (mod) {
+      size_class = PyObject_GetAttrString(mod, "Size");
+      Py_DECREF(mod);
+    }
+    if (!size_class) {
+      PyErr_Clear();
+      return tup;
+    }
+  }
+  PyObject* size = PyObject_CallOneArg(size_class, tup);
+  Py_DECREF(tup);
+  return size;
+}
+
+static PyObject* get_shape(PyObject* self, void*) {
+  TL_PY_BEGIN
+  return make_size(unwrap(self).sizes());
+  TL_PY_END
+}
+static PyObject* get_dtype(PyObject* self, void*) {
+  PyObject* d = dtype_object(unwrap(self).scalar_type());
+  Py_INCREF(d);
+  return d;
+}
+static PyObject* get_device(PyObject* self, void*) {
+  TL_PY_BEGIN
+  Device d = unwrap(self).device();
+  if (d.is_cuda() && d.index < 0) d.index = 0;
+  return make_device_object(d);
+  TL_PY_END
+}
+static PyObject* get_version(PyObject* self, void*) { return PyLong_FromUnsignedLong(unwrap(self).version()); }
+static PyObject* get_base(PyObject* self, void*) {
+  TL_PY_BEGIN
+  const auto& base = unwrap(self).impl()->view_base();
+  if (!base) Py_RETURN_NONE;
+  return wrap(Tensor(base));
+  TL_PY_END
+}
+static PyObject* get_ndim(PyObject* self, void*) { return PyLong_FromLongLong(unwrap(self).dim()); }
+static PyObject* get_is_cuda(PyObject* self, void*) { return PyBool_FromLong(unwrap(self).is_cuda()); }
+static PyObject* get_requires_grad(PyObject* self, void*) { return PyBool_FromLong(unwrap(self).requires_grad()); }
+
+static PyObject* get_array_interface(PyObject* self, void*) {
+  TL_PY_BEGIN
+  const Tensor& t = unwrap(self);
+  TL_CHECK_TYPE(t.device().is_cpu(), "can't convert ", to_string(t.device()),
+                " device type tensor to numpy. Use Tensor.cpu() to copy the tensor to host memory first.");
+  const char* typestr = nullptr;
+  switch (t.scalar_type()) {
+    case ScalarType::Bool: typestr = "|b1"; break;
+    case ScalarType::UInt8: typestr = "|u1"; break;
+    case ScalarType::Int8: typestr = "|i1"; break;
+    case ScalarType::Int16: typestr = "<i2"; break;
+    case ScalarType::Int32: typestr = "<i4"; break;
+    case ScalarType::Int64: typestr = "<i8"; break;
+    case ScalarType::Half: typestr = "<f2"; break;
+    case ScalarType::Float: typestr = "<f4"; break;
+    case ScalarType::Double: typestr = "<f8"; break;
+    default: TL_CHECK_TYPE(false, "Got unsupported ScalarType ", scalar_type_name(t.scalar_type()));
+  }
+  PyObject* shape = PyTuple_New(t.dim());
+  PyObject* strides = PyTuple_New(t.dim());
+  for (int64_t i = 0; i < t.dim(); ++i) {
+    PyTuple_SET_ITEM(shape, i, PyLong_FromLongLong(t.sizes()[i]));
+    PyTuple_SET_ITEM(strides, i, PyLong_FromLongLong(t.strides()[i] * t.element_size()));
+  }
+  void* ptr = t.numel() ? t.data_ptr() : nullptr;
+  return Py_BuildValue("{s:N,s:s,s:(N,O),s:N,s:i}", "shape", shape, "typestr", typestr, "data",
+                       PyLong_FromVoidPtr(ptr), Py_False, "strides", strides, "version", 3);
+  TL_PY_END
+}
+
+static PyGetSetDef tensor_getset[] = {
+    {"shape", get_shape, nullptr, "the tensor's shape, a torchlite.Size", nullptr},
+    {"dtype", get_dtype, nullptr, "the tensor's dtype", nullptr},
+    {"device", get_device, nullptr, "the tensor's device", nullptr},
+    {"_version", get_version, nullptr, "the version counter, bumped by in-place and out= writes", nullptr},
+    {"_base", get_base, nullptr, "the tensor this one is a view of, or None", nullptr},
+    {"ndim", get_ndim, nullptr, "the number of dims", nullptr},
+    {"is_cuda", get_is_cuda, nullptr, "whether the tensor is on a CUDA device", nullptr},
+    {"requires_grad", get_requires_grad, nullptr, "whether autograd records ops on this tensor", nullptr},
+    {"__array_interface__", get_array_interface, nullptr, "NumPy's array interface (CPU tensors)", nullptr},
+    {nullptr, nullptr, nullptr, nullptr, nullptr},
+};
+
+// ------------------------------------------------------------------ methods
+
+static PyObject* scalar_to_py(const Scalar& s) {
+  switch (s.tag()) {
+    case Scalar::Tag::Bool: return PyBool_FromLong(s.to_bool());
+    case Scalar::Tag::Int: return PyLong_FromLongLong(s.to_long());
+    default: return PyFloat_FromDouble(s.to_double());
+  }
+}
+
+static PyObject* m_item(PyObject* self, PyObject*) {
+  TL_PY_BEGIN
+  return scalar_to_py(item(unwrap(self)));
+  TL_PY_END
+}
+static PyObject* m_dim(PyObject* self, PyObject*) { return PyLong_FromLongLong(unwrap(self).dim()); }
+static PyObject* m_numel(PyObject* self, PyObject*) { return PyLong_FromLongLong(unwrap(self).numel()); }
+static PyObject* m_is_contiguous(PyObject* self, PyObject*) { return PyBool_FromLong(unwrap(self).is_contiguous()); }
+static PyObject* m_storage_offset(PyObject* self, PyObject*) {
+  return PyLong_FromLongLong(unwrap(self).storage_offset());
+}
+static PyObject* m_element_size(PyObject* self, PyObject*) { return PyLong_FromLongLong(unwrap(self).element_size()); }
+static PyObject* m_data_ptr(PyObject* self, PyObject*) {
+  return PyLong_FromVoidPtr(unwrap(self).numel() ? unwrap(self).data_ptr() : nullptr);
+}
+static PyObject* m_is_view(PyObject* self, PyObject*) { return PyBool_FromLong(unwrap(self).is_view()); }
+
+static PyObject* size_or_stride(PyObject* self, PyObject* const* args, Py_ssize_t nargs, bool stride) {
+  TL_PY_BEGIN
+  const Tensor& t = unwrap(self);
+  if (nargs == 0 || args[0] == Py_None) return stride ? make_size(t.strides()) : make_size(t.sizes());
+  TL_CHECK_TYPE(nargs == 1 && PyLong_Check(args[0]) && !PyBool_Check(args[0]), stride ? "stride" : "size",
+                "() takes an optional int dim");
+  int64_t d = t.wrap_dim(PyLong_AsLongLong(args[0]));
+  if (t.dim() == 0) TL_CHECK_INDEX(false, "Dimension specified as ", d, " but tensor has no dimensions");
+  return PyLong_FromLongLong(stride ? t.strides()[d] : t.sizes()[d]);
+  TL_PY_END
+}
+static PyObject* m_size(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
+  return size_or_stride(self, args, nargs, false);
+}
+static PyObject* m_stride(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
+  return size_or_stride(self, args, nargs, true);
+}
+
+// Tensor._make_subclass(cls, data, require_grad=False): an instance of cls
+// sharing data's storage and version counter (a detached alias).
+static PyObject* m_make_subclass(PyObject*, PyObject* args, PyObject* kwargs) {
+  TL_PY_BEGIN
+  static const char* kwlist[] = {"cls", "data", "require_grad", nullptr};
+  PyObject *cls, *data;
+  int require_grad = 0;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO|p", const_cast<char**>(kwlist), &cls, &data, &require_grad))
+    return nullptr;
+  TL_CHECK_TYPE(PyType_Check(cls) && PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(cls), TensorBaseType),
+                "_make_subclass(): cls must be a subclass of torchlite.Tensor");
+  TL_CHECK_TYPE(is_tensor(data), "_make_subclass(): data must be a Tensor, not ", Py_TYPE(data)->tp_name);
+  TL_CHECK(!require_grad, "_make_subclass(): requires_grad=True comes with the autograd issue");
+  const Tensor& src = unwrap(data);
+  Tensor alias = make_alias(src, src.sizes(), src.strides(), src.storage_offset());
+  alias.impl()->share_version_counter(*src.impl());
+  return alloc_object(reinterpret_cast<PyTypeObject*>(cls), std::move(alias));
+  TL_PY_END
+}
+
+static PyMethodDef tensor_methods[] = {
+    {"item", m_item, METH_NOARGS, "the value of a one-element tensor as a Python number"},
+    {"dim", m_dim, METH_NOARGS, "the number of dims"},
+    {"ndimension", m_dim, METH_NOARGS, "the number of dims"},
+    {"numel", m_numel, METH_NOARGS, "the number of elements"},
+    {"nelement", m_numel, METH_NOARGS, "the number of elements"},
+    {"is_contiguous", m_is_contiguous, METH_NOARGS, "whether the layout is dense row-major"},
+    {"storage_offset", m_storage_offset, METH_NOARGS, "the offset into the storage, in elements"},
+    {"element_size", m_element_size, METH_NOARGS, "bytes per element"},
+    {"data_ptr", m_data_ptr, METH_NOARGS, "the address of the first element"},
+    {"_is_view", m_is_view, METH_NOARGS, "whether this tensor is a view of another"},
+    {"size", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(m_size)), METH_FASTCALL,
+     "size(dim=None): the shape, or one dim's size"},
+    {"stride", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(m_stride)), METH_FASTCALL,
+     "stride(dim=None): the strides, or one dim's stride"},
+    {"_make_subclass", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(m_make_subclass)),
+     METH_VARARGS | METH_KEYWORDS | METH_STATIC, "_make_subclass(cls, data, require_grad=False)"},
+    {nullptr, nullptr, 0, nullptr},
+};
+
+// ------------------------------------------------------------------ number slots
+
+static std::map<std::string, FastMethod>& method_registry() {
+  static std::map<std::string, FastMethod> r;
+  return r;
+}
+
+void register_method_entry(const char* name, FastMethod fn) { method_registry()[name] = fn; }
+
+static FastMethod m_add, m_add_, m_mul, m_mul_, m_neg;
+
+static PyObject* binary(FastMethod fn, PyObject* a, PyObject* b, bool commutative) {
+  if (is_tensor(a) && (is_tensor(b) || is_number(b))) return fn(a, &b, 1, nullptr);
+  if (commutative && is_tensor(b) && is_number(a)) return fn(b, &a, 1, nullptr);
+  Py_RETURN_NOTIMPLEMENTED;
+}
+
+static PyObject* nb_add(PyObject* a, PyObject* b) { return binary(m_add, a, b, true); }
+static PyObject* nb_mul(PyObject* a, PyObject* b) { return binary(m_mul, a, b, true); }
+static PyObject* nb_iadd(PyObject* a, PyObject* b) { return binary(m_add_, a, b, false); }
+static PyObject* nb_imul(PyObject* a, PyObject* b) { return binary(m_mul_, a, b, false); }
+static PyObject* nb_neg(PyObject* a) { return m_neg(a, nullptr, 0, nullptr); }
+
+static PyNumberMethods tensor_as_number = {};
+
+void init_number_slots() {
+  auto get = [](const char* name) {
+    auto it = method_registry().find(name);
+    TL_CHECK(it != method_registry().end(), "torchlite: the schema has no method '", name,
+             "', which Tensor's operators need");
+    return it->second;
+  };
+  m_add = get("add");
+  m_add_ = get("add_");
+  m_mul = get("mul");
+  m_mul_ = get("mul_");
+  m_neg = get("neg");
+}
+
+// ------------------------------------------------------------------ the type
+
+void init_tensor_type(PyObject* module) {
+  static PyTypeObject type = {PyVarObject_HEAD_INIT(nullptr, 0)};
+  tensor_as_number.nb_add = nb_add;
+  tensor_as_number.nb_multiply = nb_mul;
+  tensor_as_number.nb_inplace_add = nb_iadd;
+  tensor_as_number.nb_inplace_multiply = nb_imul;
+  tensor_as_number.nb_negative = nb_neg;
+  type.tp_name = "torchlite._C.TensorBase";
+  type.tp_basicsize = sizeof(PyTensor);
+  type.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC;
+  type.tp_doc = "The C++ side of torchlite.Tensor.";
+  type.tp_dealloc = tensor_dealloc;
+  type.tp_finalize = tensor_finalize;
+  type.tp_traverse = tensor_traverse;
+  type.tp_clear = tensor_clear;
+  type.tp_new = tensor_new;
+  type.tp_getset = tensor_getset;
+  type.tp_methods = tensor_methods;
+  type.tp_as_number = &tensor_as_number;
+  type.tp_hash = PyBaseObject_Type.tp_hash;  // identity, also once __eq__ is bound
+  if (PyType_Ready(&type) < 0) throw python_error();
+  TensorBaseType = &type;
+  Py_INCREF(&type);
+  PyModule_AddObject(module, "TensorBase", reinterpret_cast<PyObject*>(&type));
+  TensorImpl::set_pyobj_release_hook(release_pyobj);
+}
+
+}  // namespace torchlite::python

@@ -1,0 +1,30 @@
+"""torchlite: PyTorch's API on operators generated from one YAML schema."""
+import ctypes as _ctypes
+import os as _os
+
+import scipy_openblas32 as _openblas
+
+# _C links against scipy-openblas32's library: load it first, globally.
+_ctypes.CDLL(_os.path.join(_openblas.get_lib_dir(), _openblas.get_library(True)), mode=_ctypes.RTLD_GLOBAL)
+
+from . import _C  # noqa: E402
+from ._C import (  # noqa: E402,F401
+    bfloat16, bool, device, dtype, float16, float32, float64, get_default_dtype, int8, int16, int32, int64,
+    set_default_dtype, uint8,
+)
+from ._size import Size  # noqa: E402,F401
+from ._tensor import Tensor  # noqa: E402,F401
+from ._creation import tensor  # noqa: E402,F401
+from . import cuda, version  # noqa: E402,F401
+
+# PyTorch's dtype aliases.
+half, float, double, bfloat16 = float16, float32, float64, bfloat16  # noqa: A001
+short, int, long = int16, int32, int64  # noqa: A001
+
+# Every generated function (torchlite.add, torchlite.zeros, ...).
+for _name in dir(_C._functions):
+    if not _name.startswith("__"):
+        globals()[_name] = getattr(_C._functions, _name)
+del _name
+
+__version__ = version.__version__

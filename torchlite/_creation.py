@@ -1,0 +1,106 @@
+"""torchlite.tensor(): building a tensor from Python data or a NumPy array."""
+import numpy as np
+
+from . import _C
+
+_NP_DTYPES = {
+    "bool": np.bool_, "uint8": np.uint8, "int8": np.int8, "int16": np.int16, "int32": np.int32,
+    "int64": np.int64, "float16": np.float16, "float32": np.float32, "float64": np.float64,
+}
+
+
+def _infer(data, dim, shape, kinds):
+    """Walks nested sequences: records the shape and the kinds of scalars seen."""
+    from ._tensor import Tensor
+
+    if isinstance(data, Tensor):
+        if data.dim() != 0:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        kinds.add("float" if data.dtype.is_floating_point else "bool" if data.dtype is _C.bool else "int")
+        return
+    if isinstance(data, (bool, np.bool_)):
+        kinds.add("bool")
+        return
+    if isinstance(data, (int, np.integer)):
+        kinds.add("int")
+        return
+    if isinstance(data, (float, np.floating)):
+        kinds.add("float")
+        return
+    if isinstance(data, (str, bytes)) or not hasattr(data, "__len__"):
+        raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
+    n = len(data)
+    if dim == len(shape):
+        shape.append(n)
+    elif shape[dim] != n:
+        raise ValueError(f"expected sequence of length {shape[dim]} at dim {dim} (got {n})")
+    for item in data:
+        if dim + 1 < len(shape) and not hasattr(item, "__len__") and not _is_scalar(item):
+            raise TypeError(f"new(): invalid data type '{type(item).__name__}'")
+        if dim + 1 < len(shape) and _is_scalar(item):
+            raise ValueError(f"expected sequence of length {shape[dim + 1]} at dim {dim + 1} (got scalar)")
+        _infer(item, dim + 1, shape, kinds)
+        if _is_scalar(item) and len(shape) > dim + 1:
+            raise ValueError(f"expected sequence of length {shape[dim + 1]} at dim {dim + 1} (got scalar)")
+
+
+def _is_scalar(x):
+    from ._tensor import Tensor
+
+    return isinstance(x, (bool, int, float, np.generic)) or (isinstance(x, Tensor) and x.dim() == 0)
+
+
+def _flatten(data, out):
+    from ._tensor import Tensor
+
+    if isinstance(data, Tensor):
+        out.append(data.item())
+    elif _is_scalar(data):
+        out.append(data)
+    else:
+        for item in data:
+            _flatten(item, out)
+
+
+def tensor(data, *, dtype=None, device=None):
+    """torchlite.tensor(data, *, dtype=None, device=None): a new tensor copied from data.
+
+    data is a number, a (nested) sequence of numbers, a NumPy array or a tensor.
+    Without dtype, Python floats give the default dtype, ints int64, bools bool;
+    NumPy arrays keep their dtype."""
+    from ._tensor import Tensor
+
+    if isinstance(data, Tensor):
+        src = data
+    elif isinstance(data, np.ndarray):
+        if data.dtype.kind not in "biuf":
+            raise TypeError(f"can't convert np.ndarray of type {data.dtype}. The only supported types are: "
+                            "float64, float32, float16, int64, int32, int16, int8, uint8, and bool.")
+        src = _C._from_buffer(data)
+    else:
+        shape, kinds = [], set()
+        _infer(data, 0, shape, kinds)
+        if "float" in kinds:
+            inferred = _C.get_default_dtype()
+        elif "int" in kinds:
+            inferred = _C.int64
+        elif "bool" in kinds:
+            inferred = _C.bool
+        else:
+            inferred = _C.get_default_dtype()
+        flat = []
+        _flatten(data, flat)
+        np_dtype = _NP_DTYPES[repr(inferred).split(".")[1]] if inferred is not _C.bfloat16 else np.float32
+        try:
+            arr = np.array(flat, dtype=np_dtype).reshape(shape)
+        except OverflowError:
+            raise RuntimeError(f"Overflow when unpacking long: value out of range for {inferred}") from None
+        src = _C._from_buffer(arr)
+        if inferred is _C.bfloat16:
+            dtype = dtype or _C.bfloat16
+    target = dtype if dtype is not None else src.dtype
+    if device is not None and _C.device(device).type != "cpu":
+        raise RuntimeError("CUDA is not available: torchlite.tensor(..., device='cuda') comes with the CUDA issue")
+    out = _C._functions.empty(tuple(src.shape), dtype=target)
+    out.copy_(src)
+    return out
