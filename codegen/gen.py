@@ -65,7 +65,7 @@ class OpCtx:
     out_args: str
     view_base: str | None
     used_tensors: list[str] = field(default_factory=list)
-    used_scalars: list[str] = field(default_factory=list)
+    used_scalars: list[tuple[str, str]] = field(default_factory=list)
     lambda_params: str = ""
     cases: list[PointwiseCase] = field(default_factory=list)
     siblings: list[str] = field(default_factory=list)
@@ -190,7 +190,9 @@ def op_context(nf: NativeFunction) -> OpCtx:
             expr = _pointwise_expr(nf, nf.pointwise[dtype_category(d)], used_t, used_s)
             ctx.cases.append(PointwiseCase(cpp.dtype_enum(d), cpp.DTYPE_CPP[d], expr))
         ctx.used_tensors = [a for a in tensor_args if a in used_t]
-        ctx.used_scalars = [a.name for a in s.arguments if a.name in used_s]
+        # Scalars convert with Scalar::to<op_t>(); int/float/bool arguments with a cast.
+        ctx.used_scalars = [(a.name, f"{a.name}.to<op_t>()" if a.type.base == "Scalar" else
+                             f"static_cast<op_t>({a.name})") for a in s.arguments if a.name in used_s]
         ctx.lambda_params = ", ".join(f"op_t v_{t}" for t in ctx.used_tensors)
     return ctx
 

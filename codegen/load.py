@@ -39,6 +39,15 @@ IDENT_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
+def _name_list(value) -> list[str] | None:
+    """A list of names written as [a, b] or "a, b"; None when it is neither."""
+    if isinstance(value, str):
+        return [v.strip() for v in value.split(",") if v.strip()]
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return list(value)
+    return None
+
+
 def dtype_category(dtype: str) -> str:
     return "bool" if dtype == "bool" else "integral" if dtype in INTEGRAL else "floating"
 
@@ -130,18 +139,20 @@ def _parse_entry(entry, filename: str) -> NativeFunction:
         raise err(str(e), "func") from None
     op_name = schema.full_name
 
-    variants = entry.get("variants", ["function"])
-    if isinstance(variants, str):
-        variants = [v.strip() for v in variants.split(",")]
-    if not variants or any(v not in VARIANTS for v in variants):
-        bad = [v for v in variants if v not in VARIANTS]
-        raise err(f"unknown variant '{bad[0] if bad else ''}' (known: {', '.join(VARIANTS)})", "variants")
+    variants = _name_list(entry.get("variants", ["function"]))
+    if not variants:
+        raise err(f"variants must be a non-empty list of {', '.join(VARIANTS)}", "variants")
+    bad = [v for v in variants if v not in VARIANTS]
+    if bad:
+        raise err(f"unknown variant '{bad[0]}' (known: {', '.join(VARIANTS)})", "variants")
 
     dtypes = entry.get("dtypes", "all")
     if isinstance(dtypes, list):
+        if not dtypes:
+            raise err("dtypes is an empty list: name a set or at least one dtype", "dtypes")
         bad = [d for d in dtypes if d not in DTYPES]
-        if bad or not dtypes:
-            raise err(f"unknown dtype '{bad[0] if bad else ''}' in dtypes (known: {', '.join(DTYPES)})", "dtypes")
+        if bad:
+            raise err(f"unknown dtype '{bad[0]}' in dtypes (known: {', '.join(DTYPES)})", "dtypes")
         dtype_list = tuple(d for d in DTYPES if d in dtypes)
         dtypes_name = ", ".join(dtype_list)
     elif dtypes in DTYPE_SETS:
@@ -155,7 +166,10 @@ def _parse_entry(entry, filename: str) -> NativeFunction:
         if len(promotion) != 1:
             raise err("promotion as a mapping takes one kind: {default: [self, other]}", "promotion")
         promotion, promotion_args = next(iter(promotion.items()))
-        promotion_args = tuple(promotion_args or ())
+        names = _name_list(promotion_args if promotion_args is not None else [])
+        if names is None:
+            raise err("promotion as a mapping lists argument names: {default: [self, other]}", "promotion")
+        promotion_args = tuple(names)
         for a in promotion_args:
             arg = schema.arg(a)
             if arg is None or arg.type.base not in ("Tensor", "Scalar") or arg.type.is_list:
@@ -164,11 +178,13 @@ def _parse_entry(entry, filename: str) -> NativeFunction:
         raise err(f"unknown promotion '{promotion}' (known: {', '.join(PROMOTIONS)})", "promotion")
     if promotion is not None and not promotion_args:
         promotion_args = tuple(a.name for a in schema.tensor_args if not a.type.is_list)
-    if promotion == "self_dtype" and schema.arg("self") is None:
-        raise err("promotion self_dtype needs a Tensor argument named 'self'", "promotion")
+    if promotion in ("self_dtype", "int_to_long") and schema.arg("self") is None:
+        raise err(f"promotion {promotion} needs a Tensor argument named 'self'", "promotion")
 
     pointwise = entry.get("pointwise")
     if pointwise is not None:
+        if isinstance(pointwise, (int, float)) and not isinstance(pointwise, bool):
+            pointwise = str(pointwise)
         if isinstance(pointwise, str):
             pointwise = {c: pointwise for c in POINTWISE_CATEGORIES}
         elif isinstance(pointwise, dict):
@@ -211,6 +227,9 @@ def _parse_entry(entry, filename: str) -> NativeFunction:
     if dispatch is not None and "any" not in dispatch and meta is None:
         raise err("dispatch with out-kernels needs meta (a built-in rule or a C++ function) to size the output",
                   "dispatch")
+    if dispatch is not None and "any" not in dispatch and meta in BUILTIN_METAS and promotion is None:
+        raise err(f"meta {meta} takes the result dtype from promotion: add promotion ({', '.join(PROMOTIONS)})",
+                  "meta")
     if dispatch is not None and "any" in dispatch and meta is not None:
         raise err("meta is not used with dispatch 'any' (the function returns its result)", "meta")
     if composite and meta is not None:
@@ -226,9 +245,10 @@ def _parse_entry(entry, filename: str) -> NativeFunction:
         for a in schema.arguments:
             if a.type.base == "Tensor" and (a.type.optional or a.type.is_list):
                 raise err(f"pointwise ops take plain Tensor arguments; '{a.name}' is {a.type}", "func")
-        missing = [c for c in {dtype_category(d) for d in dtype_list} if c not in pointwise]
+        needed = {dtype_category(d) for d in dtype_list}
+        missing = [c for c in POINTWISE_CATEGORIES if c in needed and c not in pointwise]
         if missing:
-            raise err(f"pointwise has no expression for {missing[0]} dtypes, which dtypes: {dtypes_name} "
+            raise err(f"pointwise has no expression for {missing[0]} dtypes, which dtypes '{dtypes_name}' "
                       "includes", "pointwise")
     if meta == "reduction":
         for needed in ("self",):
@@ -248,7 +268,8 @@ def _parse_entry(entry, filename: str) -> NativeFunction:
         raise err("an argument has an alias annotation but no return does: annotate the view's return "
                   "too, e.g. Tensor(a) self -> Tensor(a)", "func")
     elif dispatch is not None and "any" in dispatch and schema.tensor_args and not schema.is_view \
-            and schema.returns and schema.returns[0].type.is_tensor and "view" in entry.get("tags", []):
+            and schema.returns and schema.returns[0].type.is_tensor \
+            and "view" in (_name_list(entry.get("tags", [])) or []):
         raise err("view ops carry alias annotations: Tensor(a) self -> Tensor(a)", "func")
 
     self_arg = schema.arg("self")
@@ -272,9 +293,17 @@ def _parse_entry(entry, filename: str) -> NativeFunction:
         if not isinstance(d, dict):
             raise err("derivatives must be a mapping {input: formula}", "derivatives")
         dlines = getattr(d, "lines", {})
-        nondiff = tuple(d.get("nondiff", ()))
-        nondiff_outputs = tuple(d.get("nondiff_outputs", ()))
-        save_if = dict(d.get("save_if", {}) or {})
+        for k in ("nondiff", "nondiff_outputs"):
+            if _name_list(d.get(k, [])) is None:
+                raise SchemaError(f"derivatives {k} must be a list of names", dlines.get(k, line), op_name,
+                                  filename)
+        nondiff = tuple(_name_list(d.get("nondiff", [])))
+        nondiff_outputs = tuple(_name_list(d.get("nondiff_outputs", [])))
+        save_if = d.get("save_if") or {}
+        if not isinstance(save_if, dict):
+            raise SchemaError("derivatives save_if must be a mapping {input: condition}",
+                              dlines.get("save_if", line), op_name, filename)
+        save_if = dict(save_if)
         diff_inputs = [a.name for a in schema.arguments if a.type.base == "Tensor"]
         covered = set()
         for key, formula in d.items():
@@ -293,11 +322,14 @@ def _parse_entry(entry, filename: str) -> NativeFunction:
             derivs.append(Derivative(names, str(formula), dlines.get(key, line)))
         for n in nondiff:
             if n not in diff_inputs:
-                raise err(f"nondiff names '{n}', which is not a Tensor argument", "derivatives")
+                raise SchemaError(f"nondiff names '{n}', which is not a Tensor argument",
+                                  dlines.get("nondiff", line), op_name, filename)
         ret_names = [r.name or "result" for r in schema.returns]
         for n in nondiff_outputs:
             if n not in ret_names:
-                raise err(f"nondiff_outputs names '{n}', which is not a return", "derivatives")
+                raise SchemaError(f"nondiff_outputs names '{n}', which is not a return (returns: "
+                                  f"{', '.join(ret_names) or 'none'})", dlines.get("nondiff_outputs", line),
+                                  op_name, filename)
         for n in diff_inputs:
             if n not in covered and n not in nondiff:
                 raise err(f"differentiable input '{n}' has no derivative formula (add one, or list it "
@@ -312,9 +344,9 @@ def _parse_entry(entry, filename: str) -> NativeFunction:
         raise err(f"unknown python_module '{python_module}' (known: {', '.join(PYTHON_MODULES)})",
                   "python_module")
 
-    tags = entry.get("tags", [])
-    if isinstance(tags, str):
-        tags = [tags]
+    tags = _name_list(entry.get("tags", []))
+    if tags is None:
+        raise err("tags must be a list of names", "tags")
     doc = entry.get("doc")
     if doc is not None and not isinstance(doc, str):
         raise err("doc must be a string", "doc")

@@ -101,6 +101,6 @@ def tensor(data, *, dtype=None, device=None):
     target = dtype if dtype is not None else src.dtype
     if device is not None and _C.device(device).type != "cpu":
         raise RuntimeError("CUDA is not available: torchlite.tensor(..., device='cuda') comes with the CUDA issue")
-    out = _C._functions.empty(tuple(src.shape), dtype=target)
-    out.copy_(src)
-    return out
+    if src is data or src.dtype is not target:
+        return _C._to_dtype(src, target)
+    return src

@@ -17,9 +17,7 @@ class Tensor(_C.TensorBase):
     def tolist(self):
         """The tensor's values as (nested) Python lists of numbers."""
         if self.dtype in (_C.float16, _C.bfloat16):
-            src = _C._functions.empty(tuple(self.shape), dtype=_C.float32)
-            src.copy_(self)
-            return src.numpy().tolist()
+            return _C._to_dtype(self, _C.float32).numpy().tolist()
         return self.numpy().tolist()
 
     def __repr__(self):
@@ -28,8 +26,7 @@ class Tensor(_C.TensorBase):
         return tensor_repr(self)
 
     def __deepcopy__(self, memo):
-        out = _C._functions.empty(tuple(self.shape), dtype=self.dtype)
-        out.copy_(self)
+        out = _C._to_dtype(self, self.dtype)
         memo[id(self)] = out
         return out
 

@@ -25,9 +25,7 @@ def _format(values, dtype):
 def tensor_repr(t):
     dtype = t.dtype
     if dtype in (_C.float16, _C.bfloat16):
-        tmp = _C._functions.empty(tuple(t.shape), dtype=_C.float32)
-        tmp.copy_(t)
-        arr = tmp.numpy()
+        arr = _C._to_dtype(t, _C.float32).numpy()
     else:
         arr = t.numpy()
     fmt = _format(arr, dtype)

@@ -13,9 +13,8 @@ Tensor composite::full(IntArrayRef size, const Scalar& fill_value, std::optional
   ScalarType t = dtype.value_or(fill_value.is_bool()                 ? ScalarType::Bool
                                 : fill_value.is_integral(false)      ? ScalarType::Int64
                                                                      : default_dtype());
-  Tensor result = torchlite::empty(size, t, device);
-  torchlite::fill_(result, fill_value);
-  return result;
+  // The functional fill writes a fresh tensor, so the result starts at _version 0.
+  return torchlite::fill(torchlite::empty(size, t, device), fill_value);
 }
 
 Tensor composite::zeros(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device) {

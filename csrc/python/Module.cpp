@@ -6,6 +6,7 @@
 
 #include "core/CudaHooks.h"
 #include "core/TensorFactory.h"
+#include "kernels/ElementwiseIter.h"
 #include "python/ArgParser.h"
 #include "python/Bindings.h"
 #include "python/Errors.h"
@@ -133,6 +134,13 @@ PYBIND11_MODULE(_C, m) {
       throw py::error_already_set();
     }
   }, "A new tensor copied from an object with the buffer protocol (a NumPy array).");
+  m.def("_to_dtype", [](py::object t, py::object d) {
+    TL_CHECK_TYPE(is_tensor(t.ptr()) && is_dtype(d.ptr()), "_to_dtype(tensor, dtype): expected a Tensor and a dtype");
+    const Tensor& src = unwrap(t.ptr());
+    Tensor r = empty_tensor(src.sizes(), to_scalar_type(d.ptr()), src.device());
+    copy_cast_cpu(r, src);
+    return py::reinterpret_steal<py::object>(wrap(r));
+  }, "A new contiguous copy of a CPU tensor in dtype; Tensor.to (core issue) replaces it.");
   m.def("_cuda_is_built", []() { return cuda::is_built(); });
   m.def("_cuda_device_count", []() { return cuda::device_count(); });
   m.def("_cuda_version", []() -> py::object {

@@ -1,0 +1,486 @@
+"""The schema validator: one test per rule, each checking the exact message.
+
+Every message reads `native_functions.yaml:LINE: op: message`. Pure Python: no
+build needed.
+"""
+import filecmp
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+
+from codegen.load import load, load_text  # noqa: E402
+from codegen.model import SchemaError  # noqa: E402
+
+F = "native_functions.yaml"
+
+
+def error_of(text: str) -> str:
+    with pytest.raises(SchemaError) as info:
+        load_text(textwrap.dedent(text).lstrip("\n"))
+    return str(info.value)
+
+
+def check(text: str, line: int, op: str, message: str) -> None:
+    assert error_of(text) == f"{F}:{line}: {op}: {message}"
+
+
+# ------------------------------------------------------------------ keys and func
+
+def test_unknown_key():
+    check("""
+        - func: foo(Tensor self) -> Tensor
+          composite: true
+          bogus: 1
+        """, 3, "foo", "unknown key 'bogus' (known keys: func, variants, dtypes, promotion, pointwise, dispatch, "
+        "meta, composite, derivatives, jvp, python_module, tags, doc, test)")
+
+
+def test_unknown_type():
+    check("""
+        - func: foo(Tensor self, Foo x) -> Tensor
+          composite: true
+        """, 1, "foo", "unknown type 'Foo' for 'x' (known: Tensor, Scalar, int, float, bool, str, ScalarType, "
+        "Device, Generator, with [] or [N] for lists of Tensor/int/float/bool and ? for optionals)")
+
+
+def test_duplicate_overload():
+    check("""
+        - func: foo.a(Tensor self) -> Tensor
+          composite: true
+        - func: foo.a(Tensor self) -> Tensor
+          composite: true
+        """, 3, "foo.a", "duplicate overload 'foo.a' (first defined at line 1)")
+
+
+def test_bad_default_int():
+    check("""
+        - func: foo(Tensor self, int n=1.5) -> Tensor
+          composite: true
+        """, 1, "foo", "bad default '1.5' for argument 'n' of type int")
+
+
+def test_bad_default_bool():
+    check("""
+        - func: foo(Tensor self, bool b=true) -> Tensor
+          composite: true
+        """, 1, "foo", "bad default 'true' for argument 'b' of type bool")
+
+
+def test_bad_default_tensor():
+    check("""
+        - func: foo(Tensor self, Tensor other=0) -> Tensor
+          composite: true
+        """, 1, "foo", "bad default '0' for argument 'other' of type Tensor")
+
+
+def test_op_name_ending_in_underscore():
+    check("""
+        - func: foo_(Tensor self) -> Tensor
+          composite: true
+        """, 1, "foo_", "op name 'foo_' ends with '_': declare the functional op and add `inplace` to its "
+        "variants")
+
+
+def test_mutable_alias_annotation():
+    check("""
+        - func: foo(Tensor(a!) self) -> Tensor(a!)
+          dispatch: {any: foo_any}
+        """, 1, "foo", "'self' is annotated (a!): write in-place and out variants with "
+        "`variants: [inplace, out]` instead of mutable alias annotations")
+
+
+def test_view_op_with_out_variant():
+    check("""
+        - func: foo(Tensor(a) self) -> Tensor(a)
+          variants: [function, out]
+          dispatch: {any: foo_any}
+        """, 2, "foo", "view ops (alias annotations) have no out variant")
+
+
+def test_argument_alias_without_aliased_return():
+    check("""
+        - func: foo(Tensor(a) self) -> Tensor
+          dispatch: {any: foo_any}
+        """, 1, "foo", "an argument has an alias annotation but no return does: annotate the view's return too, "
+        "e.g. Tensor(a) self -> Tensor(a)")
+
+
+# ------------------------------------------------------------------ variants, dtypes, promotion
+
+def test_unknown_variant():
+    check("""
+        - func: foo(Tensor self) -> Tensor
+          variants: [function, bogus]
+          composite: true
+        """, 2, "foo", "unknown variant 'bogus' (known: function, method, inplace, out)")
+
+
+def test_empty_variants():
+    check("""
+        - func: foo(Tensor self) -> Tensor
+          variants: []
+          composite: true
+        """, 2, "foo", "variants must be a non-empty list of function, method, inplace, out")
+
+
+def test_unknown_dtypes_set():
+    check("""
+        - func: foo(Tensor self) -> Tensor
+          dtypes: floats
+          composite: true
+        """, 2, "foo", "unknown dtypes 'floats' (known sets: all, all_but_bool, floating, integral, "
+        "integral_and_bool, or a list of dtypes)")
+
+
+def test_unknown_dtype_in_list():
+    check("""
+        - func: foo(Tensor self) -> Tensor
+          dtypes: [float32, complex64]
+          composite: true
+        """, 2, "foo", "unknown dtype 'complex64' in dtypes (known: bool, uint8, int8, int16, int32, int64, "
+        "float16, bfloat16, float32, float64)")
+
+
+def test_unknown_promotion():
+    check("""
+        - func: foo(Tensor self) -> Tensor
+          promotion: bogus
+          pointwise: self
+        """, 2, "foo", "unknown promotion 'bogus' (known: default, int_to_float, always_bool, self_dtype, "
+        "int_to_long)")
+
+
+def test_promotion_map_names_unknown_argument():
+    check("""
+        - func: foo(Tensor self, Scalar e) -> Tensor
+          promotion: {default: [self, x]}
+          pointwise: self
+        """, 2, "foo", "promotion names 'x', which is not a Tensor or Scalar argument")
+
+
+def test_pointwise_without_promotion():
+    check("""
+        - func: foo(Tensor self) -> Tensor
+          pointwise: self
+        """, 1, "foo", "pointwise ops need promotion (default, int_to_float, always_bool, self_dtype, "
+        "int_to_long)")
+
+
+# ------------------------------------------------------------------ pointwise
+
+def test_pointwise_unknown_name():
+    check("""
+        - func: foo(Tensor self, Scalar alpha) -> Tensor
+          promotion: default
+          pointwise: self + alpha * x
+        """, 3, "foo", "unknown name 'x' in pointwise expression (arguments: self, alpha)")
+
+
+def test_pointwise_unknown_function():
+    check("""
+        - func: foo(Tensor self) -> Tensor
+          promotion: default
+          pointwise: sin(self)
+        """, 3, "foo", "unknown function 'sin' in pointwise expression (functions in codegen/helpers.yaml "
+        "scalar_math: abs, exp, log, sqrt, tanh, pow, min, max)")
+
+
+def test_pointwise_map_missing_category():
+    check("""
+        - func: foo(Tensor self) -> Tensor
+          dtypes: all
+          promotion: default
+          pointwise: {floating: exp(self), integral: self}
+        """, 4, "foo", "pointwise has no expression for bool dtypes, which dtypes 'all' includes")
+
+
+def test_pointwise_map_missing_categories_reported_in_a_fixed_order():
+    # Both integral and bool are missing: the first in (floating, integral, bool) order is named.
+    check("""
+        - func: foo(Tensor self) -> Tensor
+          dtypes: all
+          promotion: default
+          pointwise: {floating: exp(self)}
+        """, 4, "foo", "pointwise has no expression for integral dtypes, which dtypes 'all' includes")
+
+
+def test_pointwise_map_unknown_category():
+    check("""
+        - func: foo(Tensor self) -> Tensor
+          dtypes: floating
+          promotion: default
+          pointwise: {floats: exp(self)}
+        """, 4, "foo", "unknown dtype category 'floats' in pointwise (known: floating, integral, bool)")
+
+
+# ------------------------------------------------------------------ implementation, dispatch, meta
+
+def test_no_implementation():
+    check("""
+        - func: foo(Tensor self) -> Tensor
+          variants: [function]
+        """, 1, "foo", "no implementation: give one of pointwise, dispatch or composite")
+
+
+def test_two_implementations():
+    check("""
+        - func: foo(Tensor self) -> Tensor
+          promotion: default
+          pointwise: self
+          composite: true
+        """, 4, "foo", "more than one implementation: pointwise and composite (give exactly one)")
+
+
+def test_dispatch_cpu_without_meta():
+    check("""
+        - func: foo(Tensor self) -> Tensor
+          dispatch: {cpu: foo_out_cpu}
+        """, 2, "foo", "dispatch with out-kernels needs meta (a built-in rule or a C++ function) to size the "
+        "output")
+
+
+def test_view_op_needs_dispatch_any():
+    check("""
+        - func: foo(Tensor(a) self) -> Tensor(a)
+          composite: true
+        """, 1, "foo", "view ops (alias annotations) are written as dispatch: {any: f}")
+
+
+# ------------------------------------------------------------------ derivatives
+
+def test_derivative_unknown_name():
+    check("""
+        - func: foo(Tensor self) -> Tensor
+          promotion: default
+          pointwise: self
+          derivatives:
+            self: grad * y
+        """, 5, "foo", "unknown name 'y' in derivative formula for 'self'")
+
+
+def test_derivative_unknown_function():
+    check("""
+        - func: foo(Tensor self) -> Tensor
+          promotion: default
+          pointwise: self
+          derivatives:
+            self: bogus(grad)
+        """, 5, "foo", "unknown function 'bogus' in derivative formula for 'self' (not an op in the schema nor "
+        "a helper in codegen/helpers.yaml)")
+
+
+def test_derivative_unknown_method():
+    check("""
+        - func: foo(Tensor self) -> Tensor
+          promotion: default
+          pointwise: self
+          derivatives:
+            self: grad * self.bogus()
+        """, 5, "foo", "unknown method '.bogus()' in derivative formula for 'self'")
+
+
+def test_differentiable_input_without_formula():
+    check("""
+        - func: foo(Tensor self, Tensor other) -> Tensor
+          promotion: default
+          pointwise: self * other
+          derivatives:
+            self: grad * other
+        """, 4, "foo", "differentiable input 'other' has no derivative formula (add one, or list it in "
+        "derivatives: nondiff: [...])")
+
+
+def test_derivative_for_non_tensor_argument():
+    check("""
+        - func: foo(Tensor self, Scalar alpha) -> Tensor
+          promotion: default
+          pointwise: self * alpha
+          derivatives:
+            self: grad * alpha
+            alpha: grad
+        """, 6, "foo", "derivative for 'alpha', which is not a Tensor argument (Tensor arguments: self)")
+
+
+def test_nondiff_names_unknown_input():
+    check("""
+        - func: foo(Tensor self) -> Tensor
+          promotion: default
+          pointwise: self
+          derivatives:
+            self: grad
+            nondiff: [x]
+        """, 6, "foo", "nondiff names 'x', which is not a Tensor argument")
+
+
+def test_nondiff_must_be_a_list_of_names():
+    check("""
+        - func: foo(Tensor self) -> Tensor
+          promotion: default
+          pointwise: self
+          derivatives:
+            self: grad
+            nondiff: 3
+        """, 6, "foo", "derivatives nondiff must be a list of names")
+
+
+def test_composite_with_derivatives():
+    check("""
+        - func: foo(Tensor self) -> Tensor
+          composite: true
+          derivatives:
+            self: grad
+        """, 3, "foo", "composite ops get gradients through the ops they call: remove derivatives")
+
+
+def test_jvp_without_derivatives():
+    check("""
+        - func: foo(Tensor self) -> Tensor
+          promotion: default
+          pointwise: self
+          jvp: linear
+        """, 4, "foo", "jvp without derivatives")
+
+
+# ------------------------------------------------------------------ other keys
+
+def test_tags_must_be_names():
+    check("""
+        - func: foo(Tensor self) -> Tensor
+          composite: true
+          tags: 3
+        """, 3, "foo", "tags must be a list of names")
+
+
+def test_xfail_without_reason():
+    check("""
+        - func: foo(Tensor self) -> Tensor
+          composite: true
+          test:
+            xfail: ""
+        """, 3, "foo", 'test xfail needs a reason: xfail: "why"')
+
+
+def test_not_twice_differentiable_without_reason():
+    check("""
+        - func: foo(Tensor self) -> Tensor
+          composite: true
+          test:
+            not_twice_differentiable: true
+        """, 3, "foo", 'test not_twice_differentiable needs a reason: not_twice_differentiable: "why"')
+
+
+def test_unknown_test_key():
+    check("""
+        - func: foo(Tensor self) -> Tensor
+          composite: true
+          test:
+            reff: x
+        """, 4, "foo", "unknown key 'reff' in test (known: ref, domain, tol, xfail, not_twice_differentiable)")
+
+
+# ------------------------------------------------------------------ valid entries
+
+VALID = """
+- func: mul.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
+  variants: [out, function, method, inplace]
+  dtypes: all
+  promotion: default
+  pointwise: self * other * alpha
+  derivatives:
+    "self, other": mul(grad, alpha)
+    nondiff: []
+  jvp: elementwise
+  test:
+    domain: [-1, 1]
+    xfail: "not yet"
+- func: t(Tensor(a) self) -> Tensor(a)
+  variants: [method]
+  dispatch: {any: t_any}
+  derivatives:
+    self: grad.t()
+"""
+
+
+def test_valid_entry_parses_into_the_model():
+    mul, t = load_text(VALID)
+    assert str(mul.schema) == "mul.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"
+    assert mul.key == "mul_Tensor" and mul.line == 2
+    assert mul.variants == ("function", "method", "inplace", "out")  # canonical order
+    assert mul.kind == "pointwise" and mul.promotion == "default" and mul.promotion_args == ("self", "other")
+    assert mul.pointwise == {"floating": "self * other * alpha", "integral": "self * other * alpha",
+                             "bool": "self * other * alpha"}
+    assert [d.inputs for d in mul.derivatives] == [("self", "other")]
+    assert mul.derivatives[0].formula == "mul(grad, alpha)" and mul.derivatives[0].line == 8
+    assert mul.jvp == "elementwise" and mul.test.domain == (-1, 1) and mul.test.xfail == "not yet"
+    assert t.kind == "any" and t.schema.is_view and t.dispatch == {"any": "t_any"}
+    assert [d.inputs for d in t.derivatives] == [("self",)]
+
+
+def test_real_schema_loads():
+    functions = load(os.path.join(ROOT, "native_functions.yaml"))
+    by_name = {nf.schema.full_name: nf for nf in functions}
+    assert "add.Tensor" in by_name and "sum.dim_IntList" in by_name
+    assert by_name["sum.dim_IntList"].meta == "reduction"
+    assert by_name["transpose.int"].kind == "any"
+
+
+# ------------------------------------------------------------------ generation
+
+def _generate(out: str) -> None:
+    subprocess.run([sys.executable, "-m", "codegen", "generate", "--out", out, "--quiet"], cwd=ROOT,
+                   check=True)
+
+
+def _files(root: str) -> list[str]:
+    return sorted(os.path.relpath(os.path.join(d, f), root) for d, _, fs in os.walk(root) for f in fs)
+
+
+def test_generate_is_byte_deterministic(tmp_path):
+    a, b = str(tmp_path / "a"), str(tmp_path / "b")
+    _generate(a)
+    _generate(b)
+    files = _files(a)
+    assert files and files == _files(b)
+    match, mismatch, errors = filecmp.cmpfiles(a, b, files, shallow=False)
+    assert mismatch == [] and errors == []
+    for f in files:  # no absolute paths of the checkout or the output folder leak in
+        text = open(os.path.join(a, f)).read()
+        assert a not in text and ROOT not in text, f
+
+
+def test_second_generate_rewrites_nothing(tmp_path):
+    out = str(tmp_path / "g")
+    _generate(out)
+    before = {f: os.stat(os.path.join(out, f)).st_mtime_ns for f in _files(out)}
+    # Backdate everything so that a rewrite would show even on a coarse clock.
+    for f in before:
+        os.utime(os.path.join(out, f), ns=(1_000_000_000, 1_000_000_000))
+    _generate(out)
+    after = {f: os.stat(os.path.join(out, f)).st_mtime_ns for f in _files(out)}
+    assert set(after) == set(before)
+    assert all(ns == 1_000_000_000 for ns in after.values())
+
+
+def test_builtin_meta_with_dispatch_needs_promotion():
+    # The generated wrapper calls kernels::<key>_result_dtype, which only promotion defines.
+    check("""
+        - func: foo(Tensor self) -> Tensor
+          meta: reduction
+          dispatch: {cpu: foo_out_cpu}
+        """, 2, "foo", "meta reduction takes the result dtype from promotion: add promotion (default, "
+        "int_to_float, always_bool, self_dtype, int_to_long)")
+
+
+def test_int_to_long_promotion_needs_self():
+    check("""
+        - func: foo(Tensor x) -> Tensor
+          promotion: int_to_long
+          meta: reduction
+          dispatch: {cpu: foo_out_cpu}
+        """, 2, "foo", "promotion int_to_long needs a Tensor argument named 'self'")
