@@ -24,7 +24,7 @@ if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
 from codegen.load import DTYPES, FLOATING, INTEGRAL, dtype_category, dtype_list, load  # noqa: E402
-from codegen.python_sig import allows_number  # noqa: E402, F401
+from codegen.python_sig import PyParam, allows_number  # noqa: E402
 
 import torchlite as tl  # noqa: E402
 
@@ -93,10 +93,13 @@ def tensor_args(nf):
 def layouts_for(nf):
     if len(tensor_args(nf)) == 1:
         return UNARY_LAYOUTS
+    numbers_ok = all(allows_number(nf, PyParam(a.name, a.type, a.default, a.kwonly)) for a in tensor_args(nf)[1:])
     out = []
     for name in LAYOUTS:
         if name == "broadcast_both" and nf.meta == "same_as_self":
             continue  # self is the output: it must have the broadcast shape
+        if name in NUMBER_SAMPLES and not numbers_ok:
+            continue
         out.append(name)
     return tuple(out)
 
