@@ -121,7 +121,7 @@ def pyi_type(t: Type, number_ok: bool = False) -> str:
         base = f"Sequence[{inner}]" + (" | int" if t.base == "int" and t.size else "")
     else:
         base = {"Tensor": "Tensor", "Scalar": "Number", "int": "int", "float": "float", "bool": "bool",
-                "str": "str", "ScalarType": "dtype", "Device": "Device", "Generator": "Generator"}[t.base]
+                "str": "str", "ScalarType": "dtype", "Device": "device | str", "Generator": "Generator"}[t.base]
         if number_ok:
             base = "Tensor | Number"
     return base + (" | None" if t.optional else "")

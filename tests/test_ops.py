@@ -13,11 +13,14 @@ import functools
 import json
 import os
 import subprocess
+import tempfile
 import sys
 import zlib
 
 import numpy as np
 import pytest
+
+import torchlite as tl  # the installed package: imported before the repository root joins sys.path
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
@@ -25,8 +28,6 @@ if ROOT not in sys.path:
 
 from codegen.load import DTYPES, FLOATING, INTEGRAL, dtype_category, dtype_list, load  # noqa: E402
 from codegen.python_sig import PyParam, allows_number  # noqa: E402
-
-import torchlite as tl  # noqa: E402
 
 FUNCTIONS = load(os.path.join(ROOT, "native_functions.yaml"))
 BY_NAME = {nf.schema.full_name: nf for nf in FUNCTIONS}
@@ -755,8 +756,9 @@ print("RESULT" + json.dumps(out))
 
 
 def run_isolated(code_args, script=_RUNNER, timeout=60):
-    p = subprocess.run([sys.executable, "-c", script, *code_args], capture_output=True, text=True, cwd=ROOT,
-                       timeout=timeout)
+    # Run outside the source tree, so the installed torchlite is imported, not ./torchlite.
+    p = subprocess.run([sys.executable, "-c", script, *code_args], capture_output=True, text=True,
+                       cwd=tempfile.gettempdir(), timeout=timeout)
     assert p.returncode == 0, f"crashed (exit code {p.returncode}): {code_args}\n{p.stderr[-2000:]}"
     lines = [ln[len("RESULT"):] for ln in p.stdout.splitlines() if ln.startswith("RESULT")]
     assert lines, f"no result from {code_args}: {p.stdout[-1000:]} {p.stderr[-1000:]}"
