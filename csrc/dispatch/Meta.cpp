@@ -149,7 +149,7 @@ TensorMeta meta_reduction(const OpInfo& op, const Tensor& self, const IntArrayRe
 }
 
 void prepare_out(const OpInfo& op, const TensorMeta& meta, const Tensor& out) {
-  TL_CHECK(out.device() == meta.device || (out.device().type == meta.device.type),
+  TL_CHECK(out.device().type == meta.device.type,
            op_name(op), ": Expected out tensor to have device ", to_string(meta.device), ", but got ",
            to_string(out.device()), " instead");
   TL_CHECK(can_cast(meta.dtype, out.scalar_type()), "result type ", scalar_type_name(meta.dtype),

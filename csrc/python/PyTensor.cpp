@@ -32,8 +32,6 @@ PyObject* wrap(Tensor t) {
   return alloc_object(TensorClass ? TensorClass : TensorBaseType, std::move(t));
 }
 
-PyObject* wrap(const Tensor& t, bool /*existing*/) { return wrap(Tensor(t)); }
-
 // A subclass instance, or one carrying attributes, must survive while C++ holds
 // its tensor: when its last Python reference goes, C++ takes ownership of it.
 static bool should_preserve(PyObject* self) {

@@ -25,8 +25,6 @@ inline const Tensor& unwrap(PyObject* obj) { return reinterpret_cast<PyTensor*>(
 
 // New reference to the Python object of t (made on first use); None for an undefined tensor.
 PyObject* wrap(Tensor t);
-// For in-place results: the object of a tensor that already has one.
-PyObject* wrap(const Tensor& t, bool existing);
 
 void init_tensor_type(PyObject* module);
 
