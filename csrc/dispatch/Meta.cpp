@@ -28,35 +28,27 @@ void throw_dtype_not_implemented(const char* op, ScalarType dtype) {
   TL_ERROR("\"", op, "\" not implemented for '", scalar_type_name(dtype), "'");
 }
 
+// A 0-dim CPU tensor may join tensors on any device; anything else must match.
+static void check_device(const OpInfo& op, Device expected, const Tensor& t) {
+  if (!t.defined() || t.device() == expected || (t.device().is_cpu() && t.dim() == 0)) return;
+  TL_ERROR("Expected all tensors to be on the same device, but found at least two devices, ", to_string(expected),
+           " and ", to_string(t.device()), "! (in ", op_name(op), ")");
+}
+
 Device common_device(const OpInfo& op, std::initializer_list<const Tensor*> tensors) {
+  // The device of the first tensor that is not a 0-dim CPU tensor (else of the first tensor).
   Device result;
   bool have = false;
   for (const Tensor* t : tensors) {
     if (!t->defined()) continue;
-    Device d = t->device();
-    if (!have) {
-      result = d;
+    if (!have || (result.is_cpu() && !(t->device().is_cpu() && t->dim() == 0))) {
+      bool decisive = !(t->device().is_cpu() && t->dim() == 0);
+      result = t->device();
       have = true;
-    } else if (d != result) {
-      // A 0-dim CPU tensor may meet a tensor on another device.
-      if (d.is_cpu() && t->dim() == 0) continue;
-      if (result.is_cpu()) {
-        result = d;
-        continue;
-      }
-      TL_ERROR("Expected all tensors to be on the same device, but found at least two devices, ",
-               to_string(result), " and ", to_string(d), "! (in ", op_name(op), ")");
+      if (decisive) break;
     }
   }
-  // A mix of 0-dim CPU tensors and n-dim CPU tensors on another device was fixed up
-  // above; a real mismatch (n-dim CPU with CUDA) is rechecked here.
-  for (const Tensor* t : tensors) {
-    if (!t->defined()) continue;
-    if (t->device() != result && !(t->device().is_cpu() && t->dim() == 0)) {
-      TL_ERROR("Expected all tensors to be on the same device, but found at least two devices, ",
-               to_string(result), " and ", to_string(t->device()), "! (in ", op_name(op), ")");
-    }
-  }
+  for (const Tensor* t : tensors) check_device(op, result, *t);
   return result;
 }
 
@@ -111,14 +103,8 @@ TensorMeta meta_same_as_self(const OpInfo& op, const Tensor& self, std::initiali
              m.sizes.ref());
   }
   m.dtype = dtype;
-  std::initializer_list<const Tensor*> self_list = {&self};
-  m.device = common_device(op, self_list);
-  for (const Tensor* t : others) {
-    if (t->defined() && t->device() != m.device && !(t->device().is_cpu() && t->dim() == 0)) {
-      TL_ERROR("Expected all tensors to be on the same device, but found at least two devices, ",
-               to_string(m.device), " and ", to_string(t->device()), "! (in ", op_name(op), ")");
-    }
-  }
+  m.device = self.device();
+  for (const Tensor* t : others) check_device(op, m.device, *t);
   return m;
 }
 
