@@ -8,6 +8,7 @@ numbers; line numbers appear only in the .pyi stub.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 
 import jinja2
@@ -66,6 +67,8 @@ class OpCtx:
     view_base: str | None
     used_tensors: list[str] = field(default_factory=list)
     used_scalars: list[tuple[str, str]] = field(default_factory=list)
+    has_flags: list[str] = field(default_factory=list)
+    checks: list[tuple[str, str]] = field(default_factory=list)
     lambda_params: str = ""
     cases: list[PointwiseCase] = field(default_factory=list)
     siblings: list[str] = field(default_factory=list)
@@ -101,6 +104,9 @@ def _pointwise_expr(nf: NativeFunction, text: str, used_t: set, used_s: set) -> 
             if t.text in tensor_names:
                 used_t.add(t.text)
                 out.append(f"v_{t.text}")
+            elif t.text.startswith("has_") and nf.schema.arg(t.text) is None:
+                used_s.add(t.text[4:])
+                out.append(f"h_{t.text[4:]}")
             else:
                 used_s.add(t.text)
                 out.append(f"s_{t.text}")
@@ -128,6 +134,16 @@ def _out_arg(name, dtype_arg, device_arg) -> str:
     return name
 
 
+def _cpp_string(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _cpp_message(text: str) -> str:
+    """A check's message as str(...) arguments: `{expr}` parts are C++ values appended to the text."""
+    parts = re.split(r"\{([^{}]+)\}", text)
+    return ", ".join(_cpp_string(p) if i % 2 == 0 else p for i, p in enumerate(parts) if p)
+
+
 def _tensor_list(names: list[str]) -> str:
     return "{" + ", ".join(f"&{n}" for n in names) + "}"
 
@@ -141,7 +157,7 @@ def op_context(nf: NativeFunction) -> OpCtx:
     result_dtype_call = f"kernels::{nf.key}_result_dtype({args})"
     kind = nf.kind
     if kind == "pointwise":
-        meta = nf.meta or ("broadcast" if len(tensor_args) > 1 else "same_as_self")
+        meta = nf.meta or ("same_as_self" if tensor_args == ["self"] else "broadcast")
         if meta == "broadcast":
             meta_expr = f"meta_broadcast(kOp, {_tensor_list(tensor_args)}, {result_dtype_call})"
         else:
@@ -184,15 +200,25 @@ def op_context(nf: NativeFunction) -> OpCtx:
         out_args=", ".join(_out_arg(a.name, dtype_arg, device_arg) for a in s.arguments),
         view_base=next((a.name for a in s.arguments if a.type.alias), None),
     )
+    ctx.checks = [(cond, _cpp_message(f"{s.name}: {msg}")) for cond, msg in nf.checks]
     if kind == "pointwise":
         used_t, used_s = set(), set()
         for d in dtype_list(nf):
             expr = _pointwise_expr(nf, nf.pointwise[dtype_category(d)], used_t, used_s)
             ctx.cases.append(PointwiseCase(cpp.dtype_enum(d), cpp.DTYPE_CPP[d], expr))
         ctx.used_tensors = [a for a in tensor_args if a in used_t]
-        # Scalars convert with Scalar::to<op_t>(); int/float/bool arguments with a cast.
-        ctx.used_scalars = [(a.name, f"{a.name}.to<op_t>()" if a.type.base == "Scalar" else
-                             f"static_cast<op_t>({a.name})") for a in s.arguments if a.name in used_s]
+        # Scalars convert with Scalar::to<op_t>(); int/float/bool arguments with a cast. An optional
+        # one is its value or 0, and h_<name> says whether it was given.
+        for a in s.arguments:
+            if a.name not in used_s:
+                continue
+            value = f"(*{a.name})" if a.type.optional else a.name
+            conv = f"{value}.to<op_t>()" if a.type.base == "Scalar" else f"static_cast<op_t>({value})"
+            if a.type.optional:
+                ctx.used_scalars.append((a.name, f"{a.name}.has_value() ? {conv} : op_t(0)"))
+                ctx.has_flags.append(a.name)
+            else:
+                ctx.used_scalars.append((a.name, conv))
         ctx.lambda_params = ", ".join(f"op_t v_{t}" for t in ctx.used_tensors)
     return ctx
 

@@ -14,7 +14,7 @@ from .expr import POINTWISE_OPS, tokenize
 from .model import Derivative, FunctionSchema, NativeFunction, SchemaError, TestSpec
 
 KNOWN_KEYS = ("func", "variants", "dtypes", "promotion", "pointwise", "dispatch", "meta", "composite",
-              "derivatives", "jvp", "python_module", "tags", "doc", "test")
+              "checks", "derivatives", "jvp", "python_module", "tags", "doc", "test")
 VARIANTS = ("function", "method", "inplace", "out")
 DTYPES = ("bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64")
 FLOATING = ("float16", "bfloat16", "float32", "float64")
@@ -250,6 +250,12 @@ def _parse_entry(entry, filename: str) -> NativeFunction:
         if missing:
             raise err(f"pointwise has no expression for {missing[0]} dtypes, which dtypes '{dtypes_name}' "
                       "includes", "pointwise")
+    checks = entry.get("checks") or {}
+    if not isinstance(checks, dict) or not all(isinstance(k, str) and isinstance(v, str) and v.strip()
+                                               for k, v in checks.items()):
+        raise err("checks must map C++ conditions to error messages: {\"cond\": \"message\"}", "checks")
+    checks = tuple((k, v) for k, v in checks.items())
+
     if meta == "reduction":
         for needed in ("self",):
             if schema.arg(needed) is None:
@@ -371,7 +377,7 @@ def _parse_entry(entry, filename: str) -> NativeFunction:
     return NativeFunction(
         schema=schema, line=line, variants=tuple(v for v in VARIANTS if v in variants), dtypes=dtypes_name,
         promotion=promotion, promotion_args=promotion_args, pointwise=pointwise, dispatch=dispatch,
-        meta=meta, composite=composite, derivatives=tuple(derivs), nondiff=nondiff,
+        meta=meta, composite=composite, checks=checks, derivatives=tuple(derivs), nondiff=nondiff,
         nondiff_outputs=nondiff_outputs, save_if=save_if, jvp=jvp, python_module=python_module,
         tags=tuple(tags), doc=doc, test=spec, lines=dict(entry.lines))
 
@@ -395,8 +401,10 @@ def _check_cpp_names(functions: list[NativeFunction], filename: str) -> None:
 def _validate_expressions(nf: NativeFunction, helpers: dict, op_names: set[str], filename: str) -> None:
     schema = nf.schema
     if nf.pointwise is not None:
-        usable = [a.name for a in schema.arguments
-                  if a.type.base in SCALAR_ARG_BASES and not a.type.is_list and not a.type.optional]
+        usable = [a.name for a in schema.arguments if a.type.base in SCALAR_ARG_BASES and not a.type.is_list]
+        # An optional Scalar/int/float is read as its value (0 when absent) and has_<name>.
+        usable += [f"has_{a.name}" for a in schema.arguments
+                   if a.type.optional and a.type.base in SCALAR_ARG_BASES[1:] and not a.type.is_list]
         funcs = list(helpers.get("scalar_math", {}))
         line = nf.lines.get("pointwise", nf.line)
         for cat, text in nf.pointwise.items():
@@ -409,9 +417,8 @@ def _validate_expressions(nf: NativeFunction, helpers: dict, op_names: set[str],
                     raise SchemaError(f"unknown name '{t.text}' in pointwise expression (arguments: "
                                       f"{', '.join(usable)})", line, schema.full_name, filename)
                 if t.kind == "call" and t.text not in funcs:
-                    raise SchemaError(f"unknown function '{t.text}' in pointwise expression (functions in "
-                                      f"codegen/helpers.yaml scalar_math: {', '.join(funcs)})",
-                                      line, schema.full_name, filename)
+                    raise SchemaError(f"unknown function '{t.text}' in pointwise expression (not listed under "
+                                      "scalar_math in codegen/helpers.yaml)", line, schema.full_name, filename)
                 if t.kind in ("method", "string") or (t.kind == "op" and t.text not in POINTWISE_OPS):
                     raise SchemaError(f"'{t.text}' is not allowed in a pointwise expression", line,
                                       schema.full_name, filename)

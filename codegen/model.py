@@ -268,6 +268,7 @@ class NativeFunction:
     dispatch: dict[str, str] | None  # {"cpu": f, "cuda": g} or {"any": f}
     meta: str | None
     composite: bool
+    checks: tuple[tuple[str, str], ...]  # (C++ condition, message), checked before the kernel runs
     derivatives: tuple[Derivative, ...]
     nondiff: tuple[str, ...]
     nondiff_outputs: tuple[str, ...]

@@ -111,8 +111,17 @@ def python_names(functions: list[NativeFunction]) -> list[PyName]:
 
 
 def allows_number(nf: NativeFunction, a: PyParam) -> bool:
-    """Python numbers are accepted for non-self Tensor arguments of ops with type promotion."""
-    return a.type.is_tensor and a.name != "self" and nf.promotion is not None and not a.is_out
+    """Python numbers are accepted for the Tensor arguments of ops that promote over their operands, and
+    for the non-self ones of composite ops (which pass them on to such ops: div(a, 2, rounding_mode=
+    'floor')). `self` takes a number only in ops with several Tensor operands (torchlite.add(1, t); the
+    method variant's self is always the tensor). Ops whose result takes self's dtype (copy_, lerp) want
+    tensors, as in PyTorch."""
+    if not a.type.is_tensor or a.type.is_list or a.is_out:
+        return False
+    promotes = nf.promotion is not None and nf.promotion != "self_dtype"
+    if a.name == "self":
+        return promotes and sum(1 for x in nf.schema.arguments if x.type.is_tensor and not x.type.is_list) > 1
+    return promotes or nf.kind == "composite"
 
 
 def pyi_type(t: Type, number_ok: bool = False) -> str:

@@ -38,7 +38,7 @@ def test_unknown_key():
           composite: true
           bogus: 1
         """, 3, "foo", "unknown key 'bogus' (known keys: func, variants, dtypes, promotion, pointwise, dispatch, "
-        "meta, composite, derivatives, jvp, python_module, tags, doc, test)")
+        "meta, composite, checks, derivatives, jvp, python_module, tags, doc, test)")
 
 
 def test_unknown_type():
@@ -186,9 +186,39 @@ def test_pointwise_unknown_function():
     check("""
         - func: foo(Tensor self) -> Tensor
           promotion: default
-          pointwise: sin(self)
-        """, 3, "foo", "unknown function 'sin' in pointwise expression (functions in codegen/helpers.yaml "
-        "scalar_math: abs, exp, log, sqrt, tanh, pow, min, max)")
+          pointwise: bogus_fn(self)
+        """, 3, "foo", "unknown function 'bogus_fn' in pointwise expression (not listed under scalar_math in "
+        "codegen/helpers.yaml)")
+
+
+def test_pointwise_optional_scalar_has_flag():
+    # An optional Scalar reads as its value and has_<name>; has_<non-optional> is unknown.
+    (nf,) = load_text(textwrap.dedent("""
+        - func: foo(Tensor self, Scalar? lo=None) -> Tensor
+          promotion: default
+          pointwise: "has_lo ? max(self, lo) : self"
+        """).lstrip("\n"))
+    assert nf.pointwise["floating"] == "has_lo ? max(self, lo) : self"
+    check("""
+        - func: foo(Tensor self, Scalar lo) -> Tensor
+          promotion: default
+          pointwise: "has_lo ? max(self, lo) : self"
+        """, 3, "foo", "unknown name 'has_lo' in pointwise expression (arguments: self, lo)")
+
+
+def test_checks_must_map_conditions_to_messages():
+    check("""
+        - func: foo(Tensor self) -> Tensor
+          promotion: default
+          pointwise: self
+          checks: [a, b]
+        """, 4, "foo", 'checks must map C++ conditions to error messages: {"cond": "message"}')
+    check("""
+        - func: foo(Tensor self) -> Tensor
+          promotion: default
+          pointwise: self
+          checks: {"self.dim() > 0": ""}
+        """, 4, "foo", 'checks must map C++ conditions to error messages: {"cond": "message"}')
 
 
 def test_pointwise_map_missing_category():

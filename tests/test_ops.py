@@ -10,7 +10,9 @@ added to the tables below.
 from __future__ import annotations
 
 import functools
+import inspect
 import json
+import math
 import os
 import subprocess
 import tempfile
@@ -47,27 +49,164 @@ TOLERANCES = {"float16": (1e-3, 2e-3), "bfloat16": (1.6e-2, 1.6e-2), "float32": 
 
 # ------------------------------------------------------------------------------------------ references
 # op (full name) -> NumPy function of the op's arguments (float64 arrays and Python numbers), by name.
+def _pow_ref(self, exponent, result_dtype):
+    if result_dtype in FLOATING:
+        return np.power(self, exponent)
+    # Integer powers: a negative exponent gives 0 except for bases 1 and -1 (PyTorch's integer pow).
+    neg = exponent < 0
+    safe = np.power(self, np.where(neg, 0, exponent))
+    odd = np.mod(exponent, 2) != 0
+    return np.where(neg, np.where(self == 1, 1, np.where(self == -1, np.where(odd, -1, 1), 0)), safe)
+
+
+def _shift_left(self, other, result_dtype):
+    bits = 8 * np.dtype(NP_DTYPES[result_dtype]).itemsize
+    a, b = np.asarray(self).astype(np.int64), np.asarray(other).astype(np.int64)
+    return np.where((b < 0) | (b >= bits), 0, np.left_shift(a, np.clip(b, 0, 63)))
+
+
+def _shift_right(self, other, result_dtype):
+    bits = 8 * np.dtype(NP_DTYPES[result_dtype]).itemsize
+    a, b = np.asarray(self).astype(np.int64), np.asarray(other).astype(np.int64)
+    return np.where((b < 0) | (b >= bits), np.where(a < 0, -1, 0), np.right_shift(a, np.clip(b, 0, 63)))
+
+
+def _i64(x):
+    return np.asarray(x).astype(np.int64)
+
+
+def _erfinv(self):
+    """Newton's method on math.erf, from x = 0: an independent float64 reference."""
+    erf = np.vectorize(math.erf, otypes=[float])
+    y = np.asarray(self, dtype=np.float64)
+    x = np.zeros_like(y)
+    for _ in range(100):
+        x = x - (erf(x) - y) / (2 / math.sqrt(math.pi) * np.exp(-x * x))
+    return np.where(np.abs(y) == 1, np.sign(y) * np.inf, np.where(np.abs(y) > 1, np.nan, x))
+
+
+def _lgamma(x):
+    try:
+        return math.lgamma(x)
+    except ValueError:  # poles at 0, -1, -2, ...
+        return math.inf
+
+
+def _digamma(self):
+    """Central difference of math.lgamma (error ~1e-9 on the test domain)."""
+    lgamma, h = np.vectorize(_lgamma, otypes=[float]), 1e-5
+    x = np.asarray(self, dtype=np.float64)
+    pole = (x <= 0) & (x == np.trunc(x))
+    return np.where(pole, np.where(x == 0, -np.inf, np.nan), (lgamma(x + h) - lgamma(x - h)) / (2 * h))
+
+
+def _logit(self, eps):
+    z = self if eps is None else np.clip(self, eps, 1 - eps)
+    return np.log(z / (1 - z))
+
+
+def _clamp(self, min=None, max=None):
+    out = self if min is None else np.maximum(self, min)
+    return out if max is None else np.minimum(out, max)
+
+
+def _lerp(self, end, weight):
+    return self + weight * (end - self)
+
+
+# op (full name) -> NumPy function of the op's arguments (float64 arrays and Python numbers), by name. A
+# reference with a `result_dtype` parameter also gets the result dtype's name.
 NUMPY_REFS = {
     "add.Tensor": lambda self, other, alpha: self + alpha * other,
+    "sub.Tensor": lambda self, other, alpha: self - alpha * other,
+    "rsub.Tensor": lambda self, other, alpha: other - alpha * self,
     "mul.Tensor": lambda self, other: self * other,
+    "div.Tensor": lambda self, other: self / other,
+    "true_divide.Tensor": lambda self, other: self / other,
+    "floor_divide": lambda self, other: np.floor_divide(self, other),
+    "_div_trunc": lambda self, other: np.trunc(self / other),
+    "remainder.Tensor": lambda self, other: np.mod(self, other),
+    "fmod.Tensor": lambda self, other: np.fmod(self, other),
     "neg": lambda self: -self,
     "abs": lambda self: np.abs(self),
-    "pow.Tensor_Scalar": lambda self, exponent: np.power(self, exponent),
-    "exp": lambda self: np.exp(self),
+    "pow.Tensor_Scalar": _pow_ref,
+    "pow.Tensor_Tensor": _pow_ref,
+    "pow.Scalar": _pow_ref,
+    "exp": np.exp, "exp2": np.exp2, "expm1": np.expm1,
+    "log": np.log, "log2": np.log2, "log10": np.log10, "log1p": np.log1p,
+    "sqrt": np.sqrt, "rsqrt": lambda self: 1 / np.sqrt(self), "reciprocal": lambda self: 1 / self,
+    "sin": np.sin, "cos": np.cos, "tan": np.tan, "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan,
+    "sinh": np.sinh, "cosh": np.cosh, "tanh": np.tanh,
+    "asinh": np.arcsinh, "acosh": np.arccosh, "atanh": np.arctanh,
     "sigmoid": lambda self: 1.0 / (1.0 + np.exp(-self)),
+    "logit": _logit,
+    "relu": lambda self: np.maximum(self, 0),
+    "erf": np.vectorize(math.erf, otypes=[float]), "erfc": np.vectorize(math.erfc, otypes=[float]),
+    "erfinv": _erfinv,
+    "lgamma": np.vectorize(lambda x: _lgamma(x), otypes=[float]), "digamma": _digamma,
+    "floor": np.floor, "ceil": np.ceil, "trunc": np.trunc, "round": lambda self: np.round(self),
+    "round.decimals": lambda self, decimals: np.round(self, decimals),
+    "frac": lambda self: self - np.trunc(self),
+    "sign": np.sign, "sgn": np.sign, "signbit": np.signbit,
+    "isnan": np.isnan, "isinf": np.isinf, "isfinite": np.isfinite, "isposinf": lambda self: np.isposinf(self),
+    "isneginf": lambda self: np.isneginf(self),
+    "atan2": np.arctan2, "hypot": np.hypot, "copysign.Tensor": np.copysign,
+    "maximum": np.maximum, "minimum": np.minimum, "fmax": np.fmax, "fmin": np.fmin,
+    "clamp": _clamp, "clamp_min": lambda self, min: np.maximum(self, min),
+    "clamp_max": lambda self, max: np.minimum(self, max),
+    "where.self": lambda condition, self, other: np.where(condition != 0, self, other),
+    "lerp.Scalar": _lerp, "lerp.Tensor": _lerp,
+    "addcmul": lambda self, tensor1, tensor2, value: self + value * tensor1 * tensor2,
+    "addcdiv": lambda self, tensor1, tensor2, value: self + value * tensor1 / tensor2,
+    "eq.Tensor": np.equal, "ne.Tensor": np.not_equal, "lt.Tensor": np.less, "le.Tensor": np.less_equal,
+    "gt.Tensor": np.greater, "ge.Tensor": np.greater_equal,
+    "logical_and": np.logical_and, "logical_or": np.logical_or, "logical_xor": np.logical_xor,
+    "logical_not": np.logical_not,
+    "bitwise_and.Tensor": lambda self, other: np.bitwise_and(_i64(self), _i64(other)),
+    "bitwise_or.Tensor": lambda self, other: np.bitwise_or(_i64(self), _i64(other)),
+    "bitwise_xor.Tensor": lambda self, other: np.bitwise_xor(_i64(self), _i64(other)),
+    "bitwise_not": lambda self, result_dtype: (np.logical_not(self) if result_dtype == "bool"
+                                               else np.invert(_i64(self))),
+    "bitwise_left_shift.Tensor": _shift_left,
+    "bitwise_right_shift.Tensor": _shift_right,
     "fill.Scalar": lambda self, value: np.full_like(self, value),
     "copy": lambda self, src, non_blocking: np.broadcast_to(src, self.shape).copy(),
 }
 
-# Scalar (non-Tensor) argument -> sample value by dtype category. Arguments that take part in type
-# promotion (pow's exponent) follow the input's category, others (add's alpha) the result's, as
+# Non-Tensor argument -> sample value by dtype category. Arguments that take part in type promotion
+# (pow's exponent, clamp's bounds) follow the input's category, others (add's alpha) the result's, as
 # PyTorch refuses a float alpha for integer results and a non-bool alpha for non-bool results.
 SCALAR_SAMPLES = {
     "alpha": {"bool": True, "integral": 2, "floating": -1.5},
     "exponent": {"bool": 2, "integral": 3, "floating": 3.0},
+    "self": {"bool": True, "integral": 2, "floating": 1.5},  # pow.Scalar's number base
     "value": {"bool": True, "integral": 3, "floating": -2.5},
+    "min": {"bool": False, "integral": 1, "floating": -0.5},
+    "max": {"bool": True, "integral": 3, "floating": 0.75},
+    "weight": {"bool": True, "integral": 1, "floating": 0.3},
+    "eps": {"bool": 0.1, "integral": 0.1, "floating": 0.1},
+    "decimals": {"bool": 1, "integral": 1, "floating": 1},
     "non_blocking": {"bool": False, "integral": False, "floating": False},
 }
+# Samples PyTorch refuses although the result dtype is supported: op -> predicate over the args. The op
+# must raise a RuntimeError from its `checks:` (the message starts with the op's name).
+def _has_bool(*names):
+    return lambda args: any(isinstance(args[n], bool) or (isinstance(args[n], tl.Tensor) and args[n].dtype == tl.bool)
+                            for n in names)
+
+
+def _integral(*names):
+    def integral(x):
+        return (isinstance(x, int) or (isinstance(x, tl.Tensor) and not x.dtype.is_floating_point))
+    return lambda args: all(integral(args[n]) for n in names)
+
+
+REFUSED_SAMPLES = {"sub.Tensor": _has_bool("self", "other"), "rsub.Tensor": _has_bool("self", "other"),
+                   "addcdiv": _integral("tensor1", "tensor2")}
+# Tensor arguments that are always bool (where's condition).
+BOOL_TENSOR_ARGS = {"condition"}
+# Ops that divide integers: their divisors get no zeros in integer samples (zero divisors raise, tested apart).
+INTEGER_DIVISION = {"floor_divide", "_div_trunc", "remainder.Tensor", "fmod.Tensor"}
 # Python numbers standing in for non-self Tensor arguments.
 NUMBER_SAMPLES = {"number_int": 3, "number_float": -1.5, "number_bool": True}
 
@@ -178,19 +317,25 @@ def tl_dtype(name):
     return getattr(tl, name)
 
 
-def make(shape, dtype, rng, noncontiguous=False):
-    """A tensor of `shape` and dtype (a name) with small random values; transposed when noncontiguous."""
+def make(shape, dtype, rng, noncontiguous=False, domain=None, nonzero=False):
+    """A tensor of `shape` and dtype (a name) with small random values, in `domain` (low, high) when given,
+    with no zeros when `nonzero` (integer divisors); transposed when noncontiguous."""
     if noncontiguous:
         assert len(shape) == 2
-        return make((shape[1], shape[0]), dtype, rng).transpose(0, 1)
+        return make((shape[1], shape[0]), dtype, rng, domain=domain, nonzero=nonzero).transpose(0, 1)
+    lo, hi = domain if domain else (-2, 2)
     if dtype == "bool":
         data = rng.integers(0, 2, size=shape).astype(np.bool_)
     elif dtype == "uint8":
-        data = rng.integers(0, 9, size=shape).astype(np.uint8)
+        ulo, uhi = (max(0, math.ceil(lo)), math.floor(hi)) if domain else (0, 8)
+        data = rng.integers(ulo, max(ulo, uhi) + 1, size=shape).astype(np.uint8)
     elif dtype in INTEGRAL:
-        data = rng.integers(-4, 5, size=shape).astype(NP_DTYPES[dtype])
+        ilo, ihi = (math.ceil(lo), math.floor(hi)) if domain else (-4, 4)
+        data = rng.integers(ilo, max(ilo, ihi) + 1, size=shape).astype(NP_DTYPES[dtype])
     else:
-        data = rng.uniform(-2, 2, size=shape)
+        data = rng.uniform(lo, hi, size=shape)
+    if nonzero and dtype != "bool":
+        data[data == 0] = 1
     if dtype in ("float16", "bfloat16"):
         t = tl.tensor(data.tolist(), dtype=tl_dtype(dtype)) if data.ndim else tl.tensor(float(data),
                                                                                         dtype=tl_dtype(dtype))
@@ -266,18 +411,23 @@ def assert_close(actual, expected_f64, dtype, what=""):
 def pointwise_args(nf, dtype, layout, rng):
     """Arguments (by name) for one pointwise sample; Scalars are filled in after the result dtype."""
     shapes = LAYOUTS[layout]
+    domain = nf.test.domain
     args = {}
     for i, a in enumerate(tensor_args(nf)):
         if i > 0 and layout in NUMBER_SAMPLES:
             args[a.name] = NUMBER_SAMPLES[layout]
             continue
         shape = shapes[0] if i == 0 else shapes[1]
-        args[a.name] = make(shape, dtype, rng, noncontiguous=layout == "noncontiguous")
+        d = "bool" if a.name in BOOL_TENSOR_ARGS else dtype
+        nonzero = i > 0 and nf.schema.full_name in INTEGER_DIVISION
+        args[a.name] = make(shape, d, rng, noncontiguous=layout == "noncontiguous", domain=domain, nonzero=nonzero)
     for a in nf.schema.arguments:
-        if a.type.is_tensor or a.type.base != "Scalar" and a.type.base != "bool":
+        if a.type.is_tensor:
             continue
         if a.name not in SCALAR_SAMPLES:
-            pytest.fail(f"add a sample value for argument '{a.name}' of {nf.schema.full_name} to SCALAR_SAMPLES")
+            if a.default is None:
+                pytest.fail(f"add a sample value for argument '{a.name}' of {nf.schema.full_name} to SCALAR_SAMPLES")
+            continue
         if a.name in nf.promotion_args:
             args[a.name] = SCALAR_SAMPLES[a.name][dtype_category(dtype)]
     result = expected_dtype(nf, args)
@@ -287,12 +437,18 @@ def pointwise_args(nf, dtype, layout, rng):
     return args, result
 
 
-def reference(nf, args):
+def reference(nf, args, result_dtype):
     ref = NUMPY_REFS.get(nf.schema.full_name)
     if ref is None:
         pytest.fail(f"add a NumPy reference for {nf.schema.full_name} to NUMPY_REFS in tests/test_ops.py")
+    # Arguments in schema order; ufuncs and vectorized functions take them positionally, lambdas by name.
+    kwargs = {a.name: to_f64(args[a.name]) for a in nf.schema.arguments if a.name in args}
     with np.errstate(all="ignore"):
-        return np.asarray(ref(**{k: to_f64(v) for k, v in args.items()}), dtype=np.float64)
+        if isinstance(ref, (np.ufunc, np.vectorize)):
+            return np.asarray(ref(*kwargs.values()), dtype=np.float64)
+        if "result_dtype" in inspect.signature(ref).parameters:
+            kwargs["result_dtype"] = result_dtype
+        return np.asarray(ref(**kwargs), dtype=np.float64)
 
 
 def primary_kind(nf):
@@ -332,10 +488,16 @@ def test_pointwise_matches_numpy(nf, dtype, layout):
     args, result = pointwise_args(nf, dtype, layout, rng_for(nf.schema.full_name, dtype, layout))
     if result not in dtype_list(nf):
         # Dtype coverage is pinned to the schema: outside it, a clear RuntimeError naming the dtype.
-        with pytest.raises(RuntimeError, match=f"'{TORCH_TYPE_NAMES[result]}'"):
+        # (or a `checks:` message of the op, which names it: sub refuses bool operands first).
+        with pytest.raises(RuntimeError, match=f"'{TORCH_TYPE_NAMES[result]}'|^{nf.name}: "):
             run_primary(nf, args)
         return
-    expected = reference(nf, args)
+    refused = REFUSED_SAMPLES.get(nf.schema.full_name)
+    if refused is not None and refused(args):
+        with pytest.raises(RuntimeError, match=f"^{nf.name}: "):
+            run_primary(nf, args)
+        return
+    expected = reference(nf, args, result)
     before = {k: to_f64(v) for k, v in args.items() if isinstance(v, tl.Tensor)}
     actual = run_primary(nf, args)
     assert_close(actual, expected, result, f"{nf.schema.full_name} {dtype} {layout}")
@@ -425,6 +587,10 @@ OTHER_SAMPLES = {
     "mm": lambda: {"self": _f32((2, 3)), "mat2": _f32((3, 4), True)},
     "view": lambda: {"self": _f32((2, 3)), "size": (3, -1)},
     "transpose.int": lambda: {"self": _f32((2, 3, 4)), "dim0": -1, "dim1": 0},
+    "div.Tensor_mode": lambda: {"self": _f32((2, 3)), "other": _f32((3,), False) + 3, "rounding_mode": "floor"},
+    "square": lambda: {"self": _f32((2, 3))},
+    "clamp.Tensor": lambda: {"self": _f32((2, 3)), "min": _f32((3,)), "max": _f32((2, 1)) + 1},
+    "clip": lambda: {"self": _f32((2, 3)), "min": -0.5, "max": 0.5},
 }
 
 
@@ -457,6 +623,9 @@ def test_variant_consistency(nf):
         v0 = c._version
         r = call(nf, "inplace", dict(args, self=c))
         assert r is c, f"{nf.name}_ returns self"
+        if nf.promotion == "always_bool":  # a.eq_(b) keeps a's dtype: compare as bool
+            assert r.dtype == args["self"].dtype
+            r = r.ne(0)
         if nf.schema.is_view:
             assert c._version == v0  # metadata change only
         else:
@@ -717,9 +886,24 @@ ERROR_CASES = [
     ("i.add_(1.5)", "RuntimeError", ["result type Float can't be cast to the desired output type Long"]),
     ("i.exp_()", "RuntimeError", ["result type Float can't be cast to the desired output type Long"]),
     ("tl.neg(a, out=tl.empty(6, dtype=tl.int32))", "RuntimeError", ["result type Float can't be cast", "Int"]),
-    ("tl.neg(b)", "RuntimeError", ["neg", "'Bool'"]),
-    ("tl.abs(b)", "RuntimeError", ["abs", "'Bool'"]),
-    ("b.neg_()", "RuntimeError", ["'Bool'"]),
+    ("tl.neg(b)", "RuntimeError", ["neg", "Negation, the `-` operator, on a bool tensor is not supported"]),
+    ("tl.abs(b)", "NotImplementedError", ["abs", "'Bool'"]),
+    ("b.neg_()", "RuntimeError", ["neg", "bool tensor"]),
+    ("i // 0", "RuntimeError", ["floor_divide", "ZeroDivisionError"]),
+    ("tl.remainder(i, tl.zeros(3, dtype=tl.int64))", "RuntimeError", ["remainder", "ZeroDivisionError"]),
+    ("tl.fmod(i, 0)", "RuntimeError", ["fmod", "ZeroDivisionError"]),
+    ("tl.div(i, 0, rounding_mode='trunc')", "RuntimeError", ["ZeroDivisionError"]),
+    ("tl.div(a, a, rounding_mode='round')", "RuntimeError", ["rounding_mode", "'round'"]),
+    ("tl.clamp(a)", "RuntimeError", ["clamp", "At least one of 'min' or 'max' must not be None"]),
+    ("tl.where(a, a, a)", "RuntimeError", ["where expected condition to be a boolean tensor", "Float"]),
+    ("b - b", "RuntimeError", ["sub", "two bool tensors"]),
+    ("~a", "TypeError", ["~ (operator.invert)"]),
+    ("bool(a)", "RuntimeError", ["Boolean value of Tensor with more than one value is ambiguous"]),
+    ("len(tl.tensor(1.0))", "TypeError", ["len() of a 0-d tensor"]),
+    ("tl.lerp(a, a.double(), 0.5) if hasattr(a, 'double') else tl.lerp(a, tl.ones(2, 3, dtype=tl.float64), 0.5)",
+     "RuntimeError", ["lerp", "for `end`"]),
+    ("tl.addcdiv(i, i, i)", "RuntimeError", ["addcdiv", "Integer division with addcdiv is no longer supported"]),
+    ("tl.bitwise_and(a, a)", "NotImplementedError", ["bitwise_and", "'Float'"]),
     ("tl.sum(a, 2)", "IndexError", ["Dimension out of range (expected to be in range of [-2, 1], but got 2)"]),
     ("tl.sum(a, (0, -3))", "IndexError", ["Dimension out of range", "-3"]),
     ("a.transpose(0, 5)", "IndexError", ["Dimension out of range", "5"]),
@@ -817,17 +1001,18 @@ def test_wrong_argument_types(nf):
         assert nf.name in r["message"] and r["arg"] in r["message"], f"{where}: {r['message']}"
 
 
-# ------------------------------------------------------------------------------------------ PyTorch divergences
-@pytest.mark.xfail(strict=True, reason="add with a float alpha on integer tensors truncates alpha silently; PyTorch "
-                                       "raises 'For integral input tensors, argument alpha must not be a floating "
-                                       "point number.'")
+# ------------------------------------------------------------------------------------------ checks
 def test_add_float_alpha_on_int_raises():
     with pytest.raises(RuntimeError, match="alpha must not be a floating point number"):
         tl.add(tl.tensor([1, 2, 3]), tl.tensor([1, 2, 3]), alpha=1.5)
+    with pytest.raises(RuntimeError, match="Boolean alpha only supported for Boolean results"):
+        tl.add(tl.ones(2), tl.ones(2), alpha=True)
 
 
-@pytest.mark.xfail(strict=True, reason="pow(int tensor, negative int) returns 0s; PyTorch raises 'Integers to "
-                                       "negative integer powers are not allowed.'")
 def test_pow_int_negative_exponent_raises():
     with pytest.raises(RuntimeError, match="Integers to negative integer powers are not allowed"):
         tl.pow(tl.tensor([2], dtype=tl.int32), -1)
+    with pytest.raises(RuntimeError, match="Integers to negative integer powers are not allowed"):
+        tl.tensor([2]) ** -2
+    assert tl.pow(tl.tensor([2]), tl.tensor(-1)).tolist() == [0]  # a tensor exponent is not checked
+    assert (tl.tensor([2]) ** -1.0).tolist() == [0.5]

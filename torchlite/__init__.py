@@ -10,11 +10,13 @@ _ctypes.CDLL(_os.path.join(_openblas.get_lib_dir(), _openblas.get_library(True))
 from . import _C  # noqa: E402
 from ._C import (  # noqa: E402,F401
     bfloat16, bool, device, dtype, float16, float32, float64, get_default_dtype, int8, int16, int32, int64,
-    set_default_dtype, uint8,
+    set_default_dtype, uint8, result_type, promote_types, can_cast,
 )
 from ._size import Size  # noqa: E402,F401
 from ._tensor import Tensor  # noqa: E402,F401
 from ._creation import tensor  # noqa: E402,F401
+from ._tensor_str import get_printoptions, set_printoptions  # noqa: E402,F401
+from ._dtype_info import finfo, iinfo  # noqa: E402,F401
 from . import cuda, version  # noqa: E402,F401
 
 # PyTorch's dtype aliases.

@@ -90,14 +90,17 @@ def tensor(data, *, dtype=None, device=None):
             inferred = _C.get_default_dtype()
         flat = []
         _flatten(data, flat)
-        np_dtype = _NP_DTYPES[repr(inferred).split(".")[1]] if inferred is not _C.bfloat16 else np.float32
+        # Convert straight to the requested dtype (float64 data must not pass through float32);
+        # bfloat16, which NumPy lacks, goes through float64.
+        build = dtype if dtype is not None else inferred
+        np_dtype = _NP_DTYPES.get(repr(build).split(".")[1], np.float64)
         try:
             arr = np.array(flat, dtype=np_dtype).reshape(shape)
         except OverflowError:
-            raise RuntimeError(f"Overflow when unpacking long: value out of range for {inferred}") from None
+            raise RuntimeError(f"Overflow when unpacking long: value out of range for {build}") from None
         src = _C._from_buffer(arr)
-        if inferred is _C.bfloat16:
-            dtype = dtype or _C.bfloat16
+        if build is _C.bfloat16:
+            dtype = _C.bfloat16
     target = dtype if dtype is not None else src.dtype
     if device is not None and _C.device(device).type != "cpu":
         raise RuntimeError("CUDA is not available: torchlite.tensor(..., device='cuda') comes with the CUDA issue")

@@ -25,6 +25,75 @@ class Tensor(_C.TensorBase):
 
         return tensor_repr(self)
 
+    # ------------------------------------------------------------ Python protocol
+    def __bool__(self):
+        n = self.numel()
+        if n != 1:
+            raise RuntimeError(f"Boolean value of Tensor with {'no values' if n == 0 else 'more than one value'} "
+                               "is ambiguous")
+        return bool(self.item())
+
+    def _one_value(self):
+        if self.numel() != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        return self.item()
+
+    def __int__(self):
+        return int(self._one_value())
+
+    def __float__(self):
+        return float(self._one_value())
+
+    def __complex__(self):
+        return complex(self._one_value())
+
+    def __index__(self):
+        if self.numel() != 1 or self.dtype.is_floating_point:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self.item())
+
+    def __len__(self):
+        if self.dim() == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self.shape[0]
+
+    def __format__(self, spec):
+        if self.dim() == 0:
+            return self.item().__format__(spec)
+        if spec:
+            raise TypeError("unsupported format string passed to Tensor.__format__")
+        return repr(self)
+
+    def __pos__(self):
+        if self.dtype == _C.bool:
+            raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
+        return self
+
+    def __invert__(self):
+        if self.dtype.is_floating_point:
+            raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
+        return self.bitwise_not()
+
+    __array_priority__ = 1000  # NumPy defers `ndarray + tensor` to the tensor
+
+    def __array__(self, dtype=None, copy=None):
+        a = self.numpy()
+        if dtype is not None and a.dtype != dtype:
+            return a.astype(dtype)
+        return a.copy() if copy else a
+
+    def is_floating_point(self):
+        """Whether the tensor's dtype is a floating dtype."""
+        return self.dtype.is_floating_point
+
+    @property
+    def itemsize(self):
+        return self.dtype.itemsize
+
+    @property
+    def nbytes(self):
+        return self.numel() * self.dtype.itemsize
+
     def __deepcopy__(self, memo):
         out = _C._to_dtype(self, self.dtype)
         memo[id(self)] = out

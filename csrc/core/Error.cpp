@@ -29,4 +29,6 @@ void detail::str_append(std::string& s, double v) {
 
 void throw_error(ErrorKind kind, std::string msg) { throw Error(kind, std::move(msg)); }
 
+void throw_kernel_error(const char* msg) { throw KernelError(ErrorKind::Runtime, msg); }
+
 }  // namespace torchlite

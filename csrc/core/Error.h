@@ -21,6 +21,13 @@ class Error : public std::exception {
   std::string msg_;
 };
 
+// An error raised inside a kernel loop (integer division by zero); the generated
+// kernel catches it and rethrows it as an Error that names the op.
+class KernelError : public Error {
+ public:
+  using Error::Error;
+};
+
 namespace detail {
 inline void str_append(std::string& s, std::string_view v) { s.append(v); }
 inline void str_append(std::string& s, const char* v) { s.append(v); }

@@ -25,7 +25,7 @@ void throw_missing_kernel(const OpInfo& op, Device device, const bool* available
 }
 
 void throw_dtype_not_implemented(const char* op, ScalarType dtype) {
-  TL_ERROR("\"", op, "\" not implemented for '", scalar_type_name(dtype), "'");
+  throw_error(ErrorKind::NotImplemented, str("\"", op, "\" not implemented for '", scalar_type_name(dtype), "'"));
 }
 
 // A 0-dim CPU tensor may join tensors on any device; anything else must match.

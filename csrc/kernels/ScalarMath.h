@@ -3,11 +3,27 @@
 // with overloads for the op-math types on the host and on CUDA devices.
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <type_traits>
 
 #include "core/Macros.h"
 
+namespace torchlite {
+// Thrown by scalar_math on the host (integer division by zero); the generated
+// kernel names its op in the message. Device code cannot throw.
+[[noreturn]] void throw_kernel_error(const char* msg);
+}  // namespace torchlite
+
 namespace torchlite::scalar_math {
+
+template <typename T>
+inline constexpr bool is_float_v = std::is_floating_point_v<T>;
+
+TL_HOST_DEVICE inline void zero_division() {
+#ifndef __CUDA_ARCH__
+  throw_kernel_error("ZeroDivisionError: integer division by zero");
+#endif
+}
 
 template <typename T>
 TL_HOST_DEVICE inline T abs(T x) {
@@ -22,14 +38,189 @@ TL_HOST_DEVICE inline T abs(T x) {
 }
 TL_HOST_DEVICE inline float abs(float x) { return ::fabsf(x); }
 
-TL_HOST_DEVICE inline float exp(float x) { return ::expf(x); }
-TL_HOST_DEVICE inline double exp(double x) { return ::exp(x); }
-TL_HOST_DEVICE inline float log(float x) { return ::logf(x); }
-TL_HOST_DEVICE inline double log(double x) { return ::log(x); }
-TL_HOST_DEVICE inline float sqrt(float x) { return ::sqrtf(x); }
-TL_HOST_DEVICE inline double sqrt(double x) { return ::sqrt(x); }
-TL_HOST_DEVICE inline float tanh(float x) { return ::tanhf(x); }
-TL_HOST_DEVICE inline double tanh(double x) { return ::tanh(x); }
+// Unary libm functions, for the floating op-math types (float, double).
+#define TL_UNARY_LIBM(name, float_fn, double_fn)                         \
+  TL_HOST_DEVICE inline float name(float x) { return ::float_fn(x); }    \
+  TL_HOST_DEVICE inline double name(double x) { return ::double_fn(x); }
+TL_UNARY_LIBM(exp, expf, exp)
+TL_UNARY_LIBM(exp2, exp2f, exp2)
+TL_UNARY_LIBM(expm1, expm1f, expm1)
+TL_UNARY_LIBM(log, logf, log)
+TL_UNARY_LIBM(log2, log2f, log2)
+TL_UNARY_LIBM(log10, log10f, log10)
+TL_UNARY_LIBM(log1p, log1pf, log1p)
+TL_UNARY_LIBM(sqrt, sqrtf, sqrt)
+TL_UNARY_LIBM(sin, sinf, sin)
+TL_UNARY_LIBM(cos, cosf, cos)
+TL_UNARY_LIBM(tan, tanf, tan)
+TL_UNARY_LIBM(asin, asinf, asin)
+TL_UNARY_LIBM(acos, acosf, acos)
+TL_UNARY_LIBM(atan, atanf, atan)
+TL_UNARY_LIBM(sinh, sinhf, sinh)
+TL_UNARY_LIBM(cosh, coshf, cosh)
+TL_UNARY_LIBM(tanh, tanhf, tanh)
+TL_UNARY_LIBM(asinh, asinhf, asinh)
+TL_UNARY_LIBM(acosh, acoshf, acosh)
+TL_UNARY_LIBM(atanh, atanhf, atanh)
+TL_UNARY_LIBM(erf, erff, erf)
+TL_UNARY_LIBM(erfc, erfcf, erfc)
+#undef TL_UNARY_LIBM
+
+TL_HOST_DEVICE inline float rsqrt(float x) { return 1.0f / ::sqrtf(x); }
+TL_HOST_DEVICE inline double rsqrt(double x) { return 1.0 / ::sqrt(x); }
+
+// Rounding: identity on integers; round is half-to-even (rint in the default rounding mode).
+template <typename T> TL_HOST_DEVICE inline T floor(T x) { return x; }
+template <typename T> TL_HOST_DEVICE inline T ceil(T x) { return x; }
+template <typename T> TL_HOST_DEVICE inline T trunc(T x) { return x; }
+template <typename T> TL_HOST_DEVICE inline T round(T x) { return x; }
+TL_HOST_DEVICE inline float floor(float x) { return ::floorf(x); }
+TL_HOST_DEVICE inline double floor(double x) { return ::floor(x); }
+TL_HOST_DEVICE inline float ceil(float x) { return ::ceilf(x); }
+TL_HOST_DEVICE inline double ceil(double x) { return ::ceil(x); }
+TL_HOST_DEVICE inline float trunc(float x) { return ::truncf(x); }
+TL_HOST_DEVICE inline double trunc(double x) { return ::trunc(x); }
+TL_HOST_DEVICE inline float round(float x) { return ::rintf(x); }
+TL_HOST_DEVICE inline double round(double x) { return ::rint(x); }
+// round(x, decimals): half-to-even at 10^-decimals, as torch.round(decimals=).
+template <typename T>
+TL_HOST_DEVICE inline T round_decimals(T x, T decimals) {
+  if constexpr (!is_float_v<T>) {
+    return x;
+  } else {
+    bool neg = decimals < 0;
+    T ten_pow = static_cast<T>(::pow(10.0, static_cast<double>(neg ? -decimals : decimals)));
+    return neg ? round(x / ten_pow) * ten_pow : round(x * ten_pow) / ten_pow;
+  }
+}
+
+// -1, 0 or 1 (0 for NaN's sign is NaN); bool stays bool.
+template <typename T>
+TL_HOST_DEVICE inline T sign(T x) {
+  if constexpr (std::is_same_v<T, bool> || std::is_unsigned_v<T>) {
+    return x > 0;
+  } else if constexpr (is_float_v<T>) {
+    if (x != x) return x;
+    return static_cast<T>((T(0) < x) - (x < T(0)));
+  } else {
+    return static_cast<T>((T(0) < x) - (x < T(0)));
+  }
+}
+
+template <typename T> TL_HOST_DEVICE inline bool isnan(T x) {
+  if constexpr (is_float_v<T>) return x != x; else return false;
+}
+template <typename T> TL_HOST_DEVICE inline bool isinf(T x) {
+  if constexpr (is_float_v<T>) return x == std::numeric_limits<T>::infinity() || x == -std::numeric_limits<T>::infinity();
+  else return false;
+}
+template <typename T> TL_HOST_DEVICE inline bool isfinite(T x) {
+  if constexpr (is_float_v<T>) return x == x && !isinf(x); else return true;
+}
+template <typename T> TL_HOST_DEVICE inline bool signbit(T x) {
+  if constexpr (is_float_v<T>) return ::copysign(T(1), x) < 0;
+  else if constexpr (std::is_signed_v<T>) return x < 0;
+  else return false;
+}
+
+TL_HOST_DEVICE inline float atan2(float y, float x) { return ::atan2f(y, x); }
+TL_HOST_DEVICE inline double atan2(double y, double x) { return ::atan2(y, x); }
+TL_HOST_DEVICE inline float hypot(float x, float y) { return ::hypotf(x, y); }
+TL_HOST_DEVICE inline double hypot(double x, double y) { return ::hypot(x, y); }
+TL_HOST_DEVICE inline float copysign(float x, float y) { return ::copysignf(x, y); }
+TL_HOST_DEVICE inline double copysign(double x, double y) { return ::copysign(x, y); }
+
+// Integer division helpers: zero divisors raise on the host; x / -1 wraps
+// instead of trapping for the most negative value.
+template <typename T>
+TL_HOST_DEVICE inline T int_div(T a, T b) {
+  if (b == 0) {
+    zero_division();
+    return 0;
+  }
+  if constexpr (std::is_signed_v<T>) {
+    if (b == -1) return static_cast<T>(0 - static_cast<std::make_unsigned_t<T>>(a));
+  }
+  return static_cast<T>(a / b);
+}
+template <typename T>
+TL_HOST_DEVICE inline T int_mod(T a, T b) {
+  if (b == 0) {
+    zero_division();
+    return 0;
+  }
+  if constexpr (std::is_signed_v<T>) {
+    if (b == -1) return 0;
+  }
+  return static_cast<T>(a % b);
+}
+
+// a / b rounded toward zero.
+template <typename T>
+TL_HOST_DEVICE inline T div_trunc(T a, T b) {
+  if constexpr (is_float_v<T>) return trunc(a / b); else return int_div(a, b);
+}
+
+// a / b rounded toward negative infinity (Python's //). For floats, computed from
+// fmod so that the result is exact when a / b is close to an integer.
+template <typename T>
+TL_HOST_DEVICE inline T div_floor(T a, T b) {
+  if constexpr (is_float_v<T>) {
+    if (b == 0) return a / b;
+    T mod = ::fmod(a, b);
+    T div = (a - mod) / b;
+    if (mod != 0 && (b < 0) != (mod < 0)) div -= T(1);
+    if (div == 0) return copysign(T(0), a / b);
+    T floordiv = floor(div);
+    if (div - floordiv > T(0.5)) floordiv += T(1);
+    return floordiv;
+  } else {
+    T q = int_div(a, b);
+    if constexpr (std::is_signed_v<T>) {
+      if (b != 0 && b != -1 && a % b != 0 && ((a < 0) != (b < 0))) q -= 1;
+    }
+    return q;
+  }
+}
+
+// C's fmod: the remainder has the sign of the dividend.
+template <typename T>
+TL_HOST_DEVICE inline T fmod(T a, T b) {
+  if constexpr (is_float_v<T>) return ::fmod(a, b); else return int_mod(a, b);
+}
+
+// Python's %: the remainder has the sign of the divisor.
+template <typename T>
+TL_HOST_DEVICE inline T remainder(T a, T b) {
+  T mod = fmod(a, b);
+  if constexpr (std::is_signed_v<T> || is_float_v<T>) {
+    if (mod != 0 && (b < 0) != (mod < 0)) mod += b;
+  }
+  return mod;
+}
+
+// Shifts as PyTorch: a left shift by >= the bit width gives 0, a right shift by
+// >= the width (or a negative count) fills with the sign.
+template <typename T>
+TL_HOST_DEVICE inline T shift_left(T a, T b) {
+  constexpr T bits = sizeof(T) * 8;
+  if constexpr (std::is_signed_v<T>) {
+    if (b < 0) return 0;
+  }
+  if (b >= bits) return 0;
+  return static_cast<T>(static_cast<std::make_unsigned_t<T>>(a) << b);
+}
+template <typename T>
+TL_HOST_DEVICE inline T shift_right(T a, T b) {
+  constexpr T bits = sizeof(T) * 8;
+  bool too_far = b >= bits;
+  if constexpr (std::is_signed_v<T>) too_far = too_far || b < 0;
+  if (too_far) {
+    if constexpr (std::is_signed_v<T>) return a < 0 ? T(-1) : T(0);
+    else return 0;
+  }
+  return static_cast<T>(a >> b);
+}
 
 TL_HOST_DEVICE inline float pow(float x, float y) { return ::powf(x, y); }
 TL_HOST_DEVICE inline double pow(double x, double y) { return ::pow(x, y); }
@@ -74,5 +265,109 @@ TL_HOST_DEVICE inline T max(T a, T b) {
   }
   return a < b ? b : a;
 }
+
+// NaN-ignoring max and min (C's fmax/fmin); integers as max/min.
+template <typename T>
+TL_HOST_DEVICE inline T fmax(T a, T b) {
+  if constexpr (is_float_v<T>) return ::fmax(a, b); else return a < b ? b : a;
+}
+template <typename T>
+TL_HOST_DEVICE inline T fmin(T a, T b) {
+  if constexpr (is_float_v<T>) return ::fmin(a, b); else return b < a ? b : a;
+}
+
+// NaN-propagating clamp; with lo > hi every value becomes hi.
+template <typename T>
+TL_HOST_DEVICE inline T clamp(T x, T lo, T hi) { return min(max(x, lo), hi); }
+
+// Linear interpolation, accurate at both ends (weight 0 gives self, 1 gives end).
+template <typename T>
+TL_HOST_DEVICE inline T lerp(T self, T end, T weight) {
+  T diff = end - self;
+  return (weight < T(0.5) && weight > T(-0.5)) ? self + weight * diff : end - diff * (T(1) - weight);
+}
+
+TL_HOST_DEVICE inline float sigmoid(float x) { return 1.0f / (1.0f + ::expf(-x)); }
+TL_HOST_DEVICE inline double sigmoid(double x) { return 1.0 / (1.0 + ::exp(-x)); }
+TL_HOST_DEVICE inline float logit(float x) { return ::logf(x / (1.0f - x)); }
+TL_HOST_DEVICE inline double logit(double x) { return ::log(x / (1.0 - x)); }
+
+// lgamma without touching glibc's global signgam on the host.
+TL_HOST_DEVICE inline double lgamma(double x) {
+#ifdef __CUDA_ARCH__
+  return ::lgamma(x);
+#else
+  int sign;
+  return ::lgamma_r(x, &sign);
+#endif
+}
+TL_HOST_DEVICE inline float lgamma(float x) {
+#ifdef __CUDA_ARCH__
+  return ::lgammaf(x);
+#else
+  int sign;
+  return ::lgammaf_r(x, &sign);
+#endif
+}
+
+// digamma: reflection for negative x, recurrence up to 10, then the asymptotic series.
+template <typename T>
+TL_HOST_DEVICE inline T digamma(T x) {
+  constexpr double kPi = 3.14159265358979323846;
+  double v = static_cast<double>(x);
+  if (v == 0) return static_cast<T>(::copysign(HUGE_VAL, -v));
+  double result = 0;
+  if (v < 0) {
+    if (v == ::trunc(v)) return static_cast<T>(NAN);
+    // digamma(1 - v) - pi / tan(pi v), with the tan argument reduced for accuracy.
+    double r = ::fmod(v, 1.0);
+    result = -kPi / ::tan(kPi * r);
+    v = 1 - v;
+  }
+  while (v < 10) {
+    result -= 1 / v;
+    v += 1;
+  }
+  double inv2 = 1 / (v * v);
+  double series = inv2 * (1.0 / 12 - inv2 * (1.0 / 120 - inv2 * (1.0 / 252 - inv2 * (1.0 / 240 - inv2 / 132))));
+  return static_cast<T>(result + ::log(v) - 0.5 / v - series);
+}
+
+// erfinv: an initial guess (Giles' single-precision approximation) refined by
+// Newton steps on erf in double.
+TL_HOST_DEVICE inline double erfinv(double y) {
+  if (!(y >= -1 && y <= 1)) return NAN;
+  if (y == 1) return HUGE_VAL;
+  if (y == -1) return -HUGE_VAL;
+  double w = -::log((1 - y) * (1 + y)), p;
+  if (w < 5) {
+    w -= 2.5;
+    p = 2.81022636e-08;
+    p = 3.43273939e-07 + p * w;
+    p = -3.5233877e-06 + p * w;
+    p = -4.39150654e-06 + p * w;
+    p = 0.00021858087 + p * w;
+    p = -0.00125372503 + p * w;
+    p = -0.00417768164 + p * w;
+    p = 0.246640727 + p * w;
+    p = 1.50140941 + p * w;
+  } else {
+    w = ::sqrt(w) - 3;
+    p = -0.000200214257;
+    p = 0.000100950558 + p * w;
+    p = 0.00134934322 + p * w;
+    p = -0.00367342844 + p * w;
+    p = 0.00573950773 + p * w;
+    p = -0.0076224613 + p * w;
+    p = 0.00943887047 + p * w;
+    p = 1.00167406 + p * w;
+    p = 2.83297682 + p * w;
+  }
+  double x = p * y;
+  constexpr double kTwoOverSqrtPi = 1.1283791670955126;
+  for (int i = 0; i < 2; ++i) x -= (::erf(x) - y) / (kTwoOverSqrtPi * ::exp(-x * x));
+  return x;
+}
+TL_HOST_DEVICE inline float erfinv(float y) { return static_cast<float>(erfinv(static_cast<double>(y))); }
 
 }  // namespace torchlite::scalar_math

@@ -35,10 +35,10 @@ static bool is_int_list(PyObject* obj, int size) {
   return size > 0 && is_int_like(obj);
 }
 
-static bool check_arg(const ArgSpec& a, PyObject* obj) {
+static bool check_arg(const ArgSpec& a, PyObject* obj, bool numbers_as_tensors) {
   if (obj == Py_None) return a.optional;
   switch (a.kind) {
-    case ArgKind::Tensor: return is_tensor(obj) || (a.number_ok && is_number(obj));
+    case ArgKind::Tensor: return is_tensor(obj) || (numbers_as_tensors && a.number_ok && is_number(obj));
     case ArgKind::Scalar: return is_number(obj) || (is_tensor(obj) && unwrap(obj).numel() == 1);
     case ArgKind::Int: return is_int_like(obj);
     case ArgKind::Float: return PyFloat_Check(obj) || (is_number(obj) && !PyBool_Check(obj));
@@ -104,7 +104,7 @@ static int find_kwarg(const Signature& sig, PyObject* key) {
 
 // Tries one signature. On failure, when `why` is given, explains the first problem.
 static bool try_match(Signature& sig, const char* fname, PyObject* const* args, Py_ssize_t nargs,
-                      PyObject* kwnames, ParsedArgs& out, std::string* why) {
+                      PyObject* kwnames, ParsedArgs& out, std::string* why, bool numbers_as_tensors = true) {
   for (int i = 0; i < sig.nargs; ++i) out.obj[i] = nullptr;
   out.varargs = nullptr;
   Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
@@ -127,7 +127,7 @@ static bool try_match(Signature& sig, const char* fname, PyObject* const* args, 
                           " but ", nargs, " were given");
       return false;
     }
-    if (!check_arg(a[pos], args[i])) {
+    if (!check_arg(a[pos], args[i], numbers_as_tensors)) {
       if (why)
         *why = str(fname, "(): argument '", a[pos].name, "' (position ", pos + 1, ") must be ",
                    kind_name(a[pos].kind), ", not ", type_name(args[i]));
@@ -147,7 +147,7 @@ static bool try_match(Signature& sig, const char* fname, PyObject* const* args, 
       return false;
     }
     PyObject* value = args[nargs + k];
-    if (!check_arg(a[idx], value)) {
+    if (!check_arg(a[idx], value, numbers_as_tensors)) {
       if (why)
         *why = str(fname, "(): argument '", a[idx].name, "' must be ", kind_name(a[idx].kind), ", not ",
                    type_name(value));
@@ -168,6 +168,15 @@ int parse_args(Signature* sigs, int nsigs, PyObject* const* args, Py_ssize_t nar
                ParsedArgs& out) {
   std::string_view display = sigs[0].display;
   std::string fname(display.substr(0, display.find('(')));
+  // With several overloads, a Python number goes to a Scalar parameter before it is taken as a
+  // wrapped-number Tensor: pow(t, -1) is pow.Tensor_Scalar, not pow.Tensor_Tensor.
+  if (nsigs > 1) {
+    for (int s = 0; s < nsigs; ++s) {
+      if (TL_UNLIKELY(sigs[s].npositional < 0)) init_signature(sigs[s]);
+      if (try_match(sigs[s], fname.c_str(), args, nargs, kwnames, out, nullptr, /*numbers_as_tensors=*/false))
+        return s;
+    }
+  }
   for (int s = 0; s < nsigs; ++s) {
     if (TL_UNLIKELY(sigs[s].npositional < 0)) init_signature(sigs[s]);
     if (try_match(sigs[s], fname.c_str(), args, nargs, kwnames, out, nullptr)) return s;

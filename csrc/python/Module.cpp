@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "core/CudaHooks.h"
+#include "core/Promotion.h"
 #include "core/TensorFactory.h"
 #include "kernels/ElementwiseIter.h"
 #include "python/ArgParser.h"
@@ -124,7 +125,8 @@ PYBIND11_MODULE(_C, m) {
   m.def("get_default_dtype", []() { return py::reinterpret_borrow<py::object>(dtype_object(default_dtype())); },
         "The default floating dtype (torchlite.float32 unless changed).");
   m.def("set_default_dtype", [](py::object d) {
-    TL_CHECK_TYPE(is_dtype(d.ptr()), "set_default_dtype(): expected a torchlite.dtype");
+    TL_CHECK_TYPE(is_dtype(d.ptr()), "invalid dtype object: only floating-point types are supported as the default "
+                  "type, got ", Py_TYPE(d.ptr())->tp_name);
     set_default_dtype(to_scalar_type(d.ptr()));
   }, "Sets the default floating dtype (float16, bfloat16, float32 or float64).");
   m.def("_from_buffer", [](py::object obj) {
@@ -141,6 +143,35 @@ PYBIND11_MODULE(_C, m) {
     copy_cast_cpu(r, src);
     return py::reinterpret_steal<py::object>(wrap(r));
   }, "A new contiguous copy of a CPU tensor in dtype; Tensor.to (core issue) replaces it.");
+  // Type promotion, as torch.result_type / promote_types / can_cast.
+  m.def("result_type", [](py::object a, py::object b) {
+    ResultTypeState state;
+    for (PyObject* o : {a.ptr(), b.ptr()}) {
+      if (is_tensor(o)) {
+        update_result_type(state, unwrap(o));
+      } else if (is_number(o)) {
+        update_result_type(state, to_scalar(o));
+      } else {
+        throw_error(ErrorKind::Type, str("result_type(): expected Tensor or Number arguments, but got ",
+                                         Py_TYPE(o)->tp_name));
+      }
+    }
+    return py::reinterpret_borrow<py::object>(dtype_object(result_type(state)));
+  }, py::arg("tensor1"), py::arg("tensor2"),
+     "The dtype an arithmetic op on the two operands (tensors or Python numbers) would produce.");
+  m.def("promote_types", [](py::object a, py::object b) {
+    TL_CHECK_TYPE(is_dtype(a.ptr()) && is_dtype(b.ptr()), "promote_types(): expected two torchlite.dtype arguments, "
+                  "but got ", Py_TYPE(a.ptr())->tp_name, " and ", Py_TYPE(b.ptr())->tp_name);
+    return py::reinterpret_borrow<py::object>(dtype_object(promote_types(to_scalar_type(a.ptr()),
+                                                                         to_scalar_type(b.ptr()))));
+  }, py::arg("type1"), py::arg("type2"),
+     "The smallest dtype to which both type1 and type2 can be cast without losing category.");
+  m.def("can_cast", [](py::object from, py::object to) {
+    TL_CHECK_TYPE(is_dtype(from.ptr()) && is_dtype(to.ptr()), "can_cast(): expected two torchlite.dtype arguments, "
+                  "but got ", Py_TYPE(from.ptr())->tp_name, " and ", Py_TYPE(to.ptr())->tp_name);
+    return can_cast(to_scalar_type(from.ptr()), to_scalar_type(to.ptr()));
+  }, py::arg("from_"), py::arg("to"),
+     "Whether PyTorch's casting rules allow from_ to be cast to `to` (no float to int, no non-bool to bool).");
   m.def("_cuda_is_built", []() { return cuda::is_built(); });
   m.def("_cuda_device_count", []() { return cuda::device_count(); });
   m.def("_cuda_version", []() -> py::object {

@@ -276,34 +276,106 @@ static std::map<std::string, FastMethod>& method_registry() {
 
 void register_method_entry(const char* name, FastMethod fn) { method_registry()[name] = fn; }
 
-static FastMethod m_add, m_add_, m_mul, m_mul_, m_neg;
+// Python's operators call the generated methods: `a - b` is a.sub(b). The
+// methods are looked up by name once, when the module initializes.
+enum Slot : int {
+  kAdd, kSub, kMul, kDiv, kFloorDiv, kMod, kPow, kAnd, kOr, kXor, kLshift, kRshift,
+  kNumBinary,
+};
+struct BinarySlot {
+  const char* method;
+  bool commutative;  // `2 * t` may call t.mul(2)
+};
+static const BinarySlot kBinary[kNumBinary] = {
+    {"add", true},        {"sub", false},         {"mul", true},         {"div", false},
+    {"floor_divide", false}, {"remainder", false}, {"pow", false},       {"bitwise_and", true},
+    {"bitwise_or", true}, {"bitwise_xor", true},  {"bitwise_left_shift", false}, {"bitwise_right_shift", false},
+};
+static FastMethod g_binary[kNumBinary], g_inplace[kNumBinary];
+static FastMethod g_neg, g_abs, g_compare[6];  // compare: Py_LT .. Py_GE order
 
-static PyObject* binary(FastMethod fn, PyObject* a, PyObject* b, bool commutative) {
-  if (is_tensor(a) && (is_tensor(b) || is_number(b))) return fn(a, &b, 1, nullptr);
-  if (commutative && is_tensor(b) && is_number(a)) return fn(b, &a, 1, nullptr);
+static PyObject* missing_method(const char* name) {
+  PyErr_Format(PyExc_TypeError, "torchlite: the schema has no method '%s' for this operator", name);
+  return nullptr;
+}
+
+static PyObject* call_method(FastMethod fn, const char* name, PyObject* self, PyObject* arg) {
+  if (!fn) return missing_method(name);
+  return fn(self, &arg, 1, nullptr);
+}
+
+// a <op> b, and the reflected b <op> a when `a` is a Python number: a commutative
+// op calls b's method; any other wraps the number as a 0-dim wrapped-number tensor
+// (it promotes like the Python number) and calls its method: `2 - t` is wrapped(2).sub(t).
+static PyObject* binary(int slot, PyObject* a, PyObject* b) {
+  FastMethod fn = g_binary[slot];
+  if (is_tensor(a) && (is_tensor(b) || is_number(b))) return call_method(fn, kBinary[slot].method, a, b);
+  if (is_tensor(b) && is_number(a)) {
+    if (kBinary[slot].commutative) return call_method(fn, kBinary[slot].method, b, a);
+    TL_PY_BEGIN
+    PyObject* w = wrap(scalar_to_tensor(to_scalar(a), /*wrapped=*/true));
+    PyObject* r = call_method(fn, kBinary[slot].method, w, b);
+    Py_DECREF(w);
+    return r;
+    TL_PY_END
+  }
   Py_RETURN_NOTIMPLEMENTED;
 }
 
-static PyObject* nb_add(PyObject* a, PyObject* b) { return binary(m_add, a, b, true); }
-static PyObject* nb_mul(PyObject* a, PyObject* b) { return binary(m_mul, a, b, true); }
-static PyObject* nb_iadd(PyObject* a, PyObject* b) { return binary(m_add_, a, b, false); }
-static PyObject* nb_imul(PyObject* a, PyObject* b) { return binary(m_mul_, a, b, false); }
-static PyObject* nb_neg(PyObject* a) { return m_neg(a, nullptr, 0, nullptr); }
+static PyObject* inplace(int slot, PyObject* a, PyObject* b) {
+  if (!is_tensor(a) || !(is_tensor(b) || is_number(b))) Py_RETURN_NOTIMPLEMENTED;
+  return call_method(g_inplace[slot], kBinary[slot].method, a, b);
+}
+
+#define TL_BINARY_SLOTS(fn, slot)                                                     \
+  static PyObject* nb_##fn(PyObject* a, PyObject* b) { return binary(slot, a, b); } \
+  static PyObject* nb_i##fn(PyObject* a, PyObject* b) { return inplace(slot, a, b); }
+TL_BINARY_SLOTS(add, kAdd)
+TL_BINARY_SLOTS(sub, kSub)
+TL_BINARY_SLOTS(mul, kMul)
+TL_BINARY_SLOTS(div, kDiv)
+TL_BINARY_SLOTS(floordiv, kFloorDiv)
+TL_BINARY_SLOTS(mod, kMod)
+TL_BINARY_SLOTS(and, kAnd)
+TL_BINARY_SLOTS(or, kOr)
+TL_BINARY_SLOTS(xor, kXor)
+TL_BINARY_SLOTS(lshift, kLshift)
+TL_BINARY_SLOTS(rshift, kRshift)
+#undef TL_BINARY_SLOTS
+
+static PyObject* nb_pow(PyObject* a, PyObject* b, PyObject* mod) {
+  if (mod != Py_None) Py_RETURN_NOTIMPLEMENTED;
+  return binary(kPow, a, b);
+}
+static PyObject* nb_ipow(PyObject* a, PyObject* b, PyObject* mod) {
+  if (mod != Py_None) Py_RETURN_NOTIMPLEMENTED;
+  return inplace(kPow, a, b);
+}
+static PyObject* nb_neg(PyObject* a) { return g_neg ? g_neg(a, nullptr, 0, nullptr) : missing_method("neg"); }
+static PyObject* nb_abs(PyObject* a) { return g_abs ? g_abs(a, nullptr, 0, nullptr) : missing_method("abs"); }
+
+// Comparisons: the first operand is always ours (Python swaps `2 < t` to `t > 2`).
+static PyObject* tensor_richcompare(PyObject* a, PyObject* b, int op) {
+  static const char* const names[6] = {"lt", "le", "eq", "ne", "gt", "ge"};
+  if (!is_tensor(a) || !(is_tensor(b) || is_number(b))) Py_RETURN_NOTIMPLEMENTED;
+  return call_method(g_compare[op], names[op], a, b);
+}
 
 static PyNumberMethods tensor_as_number = {};
 
 void init_number_slots() {
-  auto get = [](const char* name) {
+  auto find = [](const std::string& name) -> FastMethod {
     auto it = method_registry().find(name);
-    TL_CHECK(it != method_registry().end(), "torchlite: the schema has no method '", name,
-             "', which Tensor's operators need");
-    return it->second;
+    return it == method_registry().end() ? nullptr : it->second;
   };
-  m_add = get("add");
-  m_add_ = get("add_");
-  m_mul = get("mul");
-  m_mul_ = get("mul_");
-  m_neg = get("neg");
+  for (int i = 0; i < kNumBinary; ++i) {
+    g_binary[i] = find(kBinary[i].method);
+    g_inplace[i] = find(std::string(kBinary[i].method) + "_");
+  }
+  g_neg = find("neg");
+  g_abs = find("abs");
+  static const char* const compare_names[6] = {"lt", "le", "eq", "ne", "gt", "ge"};
+  for (int op = 0; op < 6; ++op) g_compare[op] = find(compare_names[op]);
 }
 
 // ------------------------------------------------------------------ the type
@@ -311,10 +383,31 @@ void init_number_slots() {
 void init_tensor_type(PyObject* module) {
   static PyTypeObject type = {PyVarObject_HEAD_INIT(nullptr, 0)};
   tensor_as_number.nb_add = nb_add;
+  tensor_as_number.nb_subtract = nb_sub;
   tensor_as_number.nb_multiply = nb_mul;
+  tensor_as_number.nb_true_divide = nb_div;
+  tensor_as_number.nb_floor_divide = nb_floordiv;
+  tensor_as_number.nb_remainder = nb_mod;
+  tensor_as_number.nb_power = nb_pow;
+  tensor_as_number.nb_and = nb_and;
+  tensor_as_number.nb_or = nb_or;
+  tensor_as_number.nb_xor = nb_xor;
+  tensor_as_number.nb_lshift = nb_lshift;
+  tensor_as_number.nb_rshift = nb_rshift;
   tensor_as_number.nb_inplace_add = nb_iadd;
+  tensor_as_number.nb_inplace_subtract = nb_isub;
   tensor_as_number.nb_inplace_multiply = nb_imul;
+  tensor_as_number.nb_inplace_true_divide = nb_idiv;
+  tensor_as_number.nb_inplace_floor_divide = nb_ifloordiv;
+  tensor_as_number.nb_inplace_remainder = nb_imod;
+  tensor_as_number.nb_inplace_power = nb_ipow;
+  tensor_as_number.nb_inplace_and = nb_iand;
+  tensor_as_number.nb_inplace_or = nb_ior;
+  tensor_as_number.nb_inplace_xor = nb_ixor;
+  tensor_as_number.nb_inplace_lshift = nb_ilshift;
+  tensor_as_number.nb_inplace_rshift = nb_irshift;
   tensor_as_number.nb_negative = nb_neg;
+  tensor_as_number.nb_absolute = nb_abs;
   type.tp_name = "torchlite._C.TensorBase";
   type.tp_basicsize = sizeof(PyTensor);
   type.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC;
@@ -327,6 +420,7 @@ void init_tensor_type(PyObject* module) {
   type.tp_getset = tensor_getset;
   type.tp_methods = tensor_methods;
   type.tp_as_number = &tensor_as_number;
+  type.tp_richcompare = tensor_richcompare;
   type.tp_hash = PyBaseObject_Type.tp_hash;  // identity, also once __eq__ is bound
   if (PyType_Ready(&type) < 0) throw python_error();
   TensorBaseType = &type;

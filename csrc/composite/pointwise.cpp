@@ -1,0 +1,38 @@
+// Composite pointwise ops: written with other torchlite ops.
+#include "kernels/clamp_Tensor.h"
+#include "kernels/clip.h"
+#include "kernels/div_Tensor_mode.h"
+#include "kernels/square.h"
+#include "ops/_div_trunc.h"
+#include "ops/clamp.h"
+#include "ops/div_Tensor.h"
+#include "ops/floor_divide.h"
+#include "ops/maximum.h"
+#include "ops/minimum.h"
+#include "ops/pow_Tensor_Scalar.h"
+
+namespace torchlite {
+
+Tensor composite::div_Tensor_mode(const Tensor& self, const Tensor& other,
+                                  std::optional<std::string_view> rounding_mode) {
+  if (!rounding_mode.has_value()) return torchlite::div(self, other);
+  if (*rounding_mode == "trunc") return torchlite::_div_trunc(self, other);
+  if (*rounding_mode == "floor") return torchlite::floor_divide(self, other);
+  TL_ERROR("div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '", *rounding_mode, "'");
+}
+
+Tensor composite::square(const Tensor& self) { return torchlite::pow(self, int64_t(2)); }
+
+Tensor composite::clamp_Tensor(const Tensor& self, const std::optional<Tensor>& min,
+                               const std::optional<Tensor>& max) {
+  TL_CHECK(min.has_value() || max.has_value(), "clamp: At least one of 'min' or 'max' must not be None");
+  if (!max.has_value()) return torchlite::maximum(self, *min);
+  if (!min.has_value()) return torchlite::minimum(self, *max);
+  return torchlite::minimum(torchlite::maximum(self, *min), *max);
+}
+
+Tensor composite::clip(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+  return torchlite::clamp(self, min, max);
+}
+
+}  // namespace torchlite
