@@ -169,6 +169,7 @@ NUMPY_REFS = {
                                                else np.invert(_i64(self))),
     "bitwise_left_shift.Tensor": _shift_left,
     "bitwise_right_shift.Tensor": _shift_right,
+    "clone": lambda self: np.array(self),
     "fill.Scalar": lambda self, value: np.full_like(self, value),
     "copy": lambda self, src, non_blocking: np.broadcast_to(src, self.shape).copy(),
 }
@@ -593,6 +594,115 @@ OTHER_SAMPLES = {
     "clip": lambda: {"self": _f32((2, 3)), "min": -0.5, "max": 0.5},
 }
 
+# Shape, view and join ops: (sample args, NumPy reference of the same args as float64 arrays). The sample
+# also serves the variant and wrong-type tests.
+_X = lambda: _f32((2, 3, 4))  # noqa: E731
+_XT = lambda: _f32((4, 3), True)  # noqa: E731  (non-contiguous)
+SHAPE_CASES = {
+    "view_as": (lambda: {"self": _X(), "other": _f32((6, 4))}, lambda self, other: self.reshape(other.shape)),
+    "reshape": (lambda: {"self": _XT(), "shape": (2, -1)}, lambda self, shape: self.reshape(shape)),
+    "reshape_as": (lambda: {"self": _X(), "other": _f32((4, 6))}, lambda self, other: self.reshape(other.shape)),
+    "permute": (lambda: {"self": _X(), "dims": (2, 0, -2)}, lambda self, dims: np.transpose(self, dims)),
+    "swapaxes": (lambda: {"self": _X(), "axis0": 0, "axis1": -1}, lambda self, axis0, axis1: np.swapaxes(self, axis0, axis1)),
+    "swapdims": (lambda: {"self": _X(), "dim0": 1, "dim1": 2}, lambda self, dim0, dim1: np.swapaxes(self, dim0, dim1)),
+    "movedim.intlist": (lambda: {"self": _X(), "source": (0, 1), "destination": (2, 0)},
+                        lambda self, source, destination: np.moveaxis(self, source, destination)),
+    "movedim.int": (lambda: {"self": _X(), "source": 0, "destination": -1},
+                    lambda self, source, destination: np.moveaxis(self, source, destination)),
+    "moveaxis.int": (lambda: {"self": _X(), "source": 2, "destination": 0},
+                     lambda self, source, destination: np.moveaxis(self, source, destination)),
+    "t": (lambda: {"self": _f32((2, 3))}, lambda self: self.T),
+    "expand": (lambda: {"self": _f32((3, 1)), "size": (2, -1, 4)}, lambda self, size: np.broadcast_to(self, (2, 3, 4))),
+    "expand_as": (lambda: {"self": _f32((3, 1)), "other": _X()}, lambda self, other: np.broadcast_to(self, other.shape)),
+    "broadcast_to": (lambda: {"self": _f32((4,)), "size": (2, 3, 4)}, lambda self, size: np.broadcast_to(self, size)),
+    "broadcast_tensors": (lambda: {"tensors": (_f32((3, 1)), _f32((4,)))},
+                          lambda tensors: tuple(np.broadcast_arrays(*tensors))),
+    "squeeze": (lambda: {"self": _f32((2, 1, 3, 1))}, lambda self: np.squeeze(self)),
+    "squeeze.dim": (lambda: {"self": _f32((2, 1, 3)), "dim": -2}, lambda self, dim: np.squeeze(self, dim)),
+    "squeeze.dims": (lambda: {"self": _f32((1, 2, 1, 3)), "dim": (0, -2, 1)}, lambda self, dim: self.reshape(2, 3)),
+    "unsqueeze": (lambda: {"self": _X(), "dim": -1}, lambda self, dim: np.expand_dims(self, dim)),
+    "flatten.using_ints": (lambda: {"self": _X(), "start_dim": 1}, lambda self, start_dim: self.reshape(2, 12)),
+    "unflatten.int": (lambda: {"self": _X(), "dim": -1, "sizes": (2, -1)}, lambda self, dim, sizes: self.reshape(2, 3, 2, 2)),
+    "select.int": (lambda: {"self": _X(), "dim": 1, "index": -1}, lambda self, dim, index: self[:, -1]),
+    "narrow": (lambda: {"self": _X(), "dim": 2, "start": 1, "length": 2}, lambda self, dim, start, length: self[:, :, 1:3]),
+    "_slice": (lambda: {"self": _X(), "dim": 2, "start": -3, "end": 100, "step": 2},
+               lambda self, dim, start, end, step: self[:, :, -3:100:2]),
+    "split.Tensor": (lambda: {"self": _X(), "split_size": 3, "dim": -1},
+                     lambda self, split_size, dim: (self[..., :3], self[..., 3:])),
+    "split_with_sizes": (lambda: {"self": _X(), "split_sizes": (1, 0, 2), "dim": 1},
+                         lambda self, split_sizes, dim: (self[:, :1], self[:, 1:1], self[:, 1:])),
+    "chunk": (lambda: {"self": _f32((5, 2)), "chunks": 3}, lambda self, chunks: (self[:2], self[2:4], self[4:])),
+    "tensor_split.sections": (lambda: {"self": _f32((7,)), "sections": 3},
+                              lambda self, sections: tuple(np.array_split(self, 3))),
+    "tensor_split.indices": (lambda: {"self": _f32((7,)), "indices": (2, 9, 1)},
+                             lambda self, indices: (self[:2], self[2:9], self[9:1], self[1:])),
+    "unbind.int": (lambda: {"self": _f32((2, 3)), "dim": 1}, lambda self, dim: tuple(self[:, i] for i in range(3))),
+    "as_strided": (lambda: {"self": _f32((6,)), "size": (2, 2), "stride": (1, 2), "storage_offset": 1},
+                   lambda self, size, stride, storage_offset: np.array([[self[1], self[3]], [self[2], self[4]]])),
+    "unfold": (lambda: {"self": _f32((5, 2)), "dimension": 0, "size": 2, "step": 2},
+               lambda self, dimension, size, step: np.stack([self[0:2].T, self[2:4].T])),
+    "diagonal": (lambda: {"self": _X(), "offset": 1, "dim1": 2, "dim2": 1},
+                 lambda self, offset, dim1, dim2: np.diagonal(self, offset, 2, 1)),
+    "contiguous": (lambda: {"self": _XT()}, lambda self: self),
+    "_to_copy": (lambda: {"self": _X(), "dtype": tl.float64}, lambda self, dtype: self),
+    "to.dtype": (lambda: {"self": _X(), "dtype": tl.float64}, lambda self, dtype: self),
+    "to.device": (lambda: {"self": _X(), "device": "cpu", "dtype": tl.int32}, lambda self, device, dtype: np.trunc(self)),
+    "to.other": (lambda: {"self": _X(), "other": tl.ones(1, dtype=tl.float16)},
+                 lambda self, other: self.astype(np.float16).astype(np.float64)),
+    "type_as": (lambda: {"self": _X(), "other": tl.ones(1, dtype=tl.int64)}, lambda self, other: np.trunc(self)),
+    "cat": (lambda: {"tensors": (_f32((2, 3)), _f32((2, 1), False), _f32((0,))), "dim": 1},
+            lambda tensors, dim: np.concatenate(tensors[:2], 1)),
+    "concat": (lambda: {"tensors": (_f32((2, 3)), _f32((1, 3))), "dim": 0}, lambda tensors, dim: np.concatenate(tensors)),
+    "stack": (lambda: {"tensors": (_f32((2, 3)), _f32((2, 3), True)), "dim": -1}, lambda tensors, dim: np.stack(tensors, -1)),
+    "hstack": (lambda: {"tensors": (_f32((2, 3)), _f32((2, 1)))}, lambda tensors: np.hstack(tensors)),
+    "vstack": (lambda: {"tensors": (_f32((3,)), _f32((2, 3)))}, lambda tensors: np.vstack(tensors)),
+    "dstack": (lambda: {"tensors": (_f32((3,)), _f32((1, 3)))}, lambda tensors: np.dstack(tensors)),
+    "repeat": (lambda: {"self": _f32((2, 3)), "repeats": (2, 1, 3)}, lambda self, repeats: np.tile(self, repeats)),
+    "tile": (lambda: {"self": _X(), "dims": (2, 1)}, lambda self, dims: np.tile(self, dims)),
+    "flip": (lambda: {"self": _XT(), "dims": (0, -1)}, lambda self, dims: np.flip(self, dims)),
+    "fliplr": (lambda: {"self": _X()}, lambda self: np.fliplr(self)),
+    "flipud": (lambda: {"self": _X()}, lambda self: np.flipud(self)),
+    "roll": (lambda: {"self": _X(), "shifts": (1, -5), "dims": (0, 2)},
+             lambda self, shifts, dims: np.roll(self, shifts, dims)),
+    "rot90": (lambda: {"self": _X(), "k": -1, "dims": (1, 2)}, lambda self, k, dims: np.rot90(self, k, dims)),
+}
+for _name, (_sample, _ref) in SHAPE_CASES.items():
+    OTHER_SAMPLES[_name] = _sample
+
+
+def _f64_arg(v):
+    if isinstance(v, tl.Tensor):
+        return to_f64(v)
+    if isinstance(v, (list, tuple)) and v and isinstance(v[0], tl.Tensor):
+        return tuple(to_f64(t) for t in v)
+    return v
+
+
+SHAPE_OPS = [nf for nf in FUNCTIONS if nf.schema.full_name in SHAPE_CASES]
+
+
+def test_shape_cases_cover_the_schema():
+    covered = {nf.schema.full_name for nf in SHAPE_OPS}
+    assert len(covered) == len(SHAPE_CASES), set(SHAPE_CASES) - covered
+
+
+@pytest.mark.parametrize("nf", SHAPE_OPS, ids=ids(SHAPE_OPS))
+def test_shape_op_matches_numpy(nf):
+    sample, ref = SHAPE_CASES[nf.schema.full_name]
+    args = sample()
+    expected = ref(**{k: _f64_arg(v) for k, v in args.items()})
+    actual = call(nf, primary_kind(nf), args)
+    if isinstance(expected, tuple):
+        assert isinstance(actual, tuple) and len(actual) == len(expected), (actual, len(expected))
+        pairs = list(zip(actual, expected))
+    else:
+        pairs = [(actual, expected)]
+    for a, e in pairs:
+        assert tuple(a.shape) == np.shape(e), f"{nf.schema.full_name}: shape {tuple(a.shape)}, expected {np.shape(e)}"
+        np.testing.assert_array_equal(to_f64(a), e, err_msg=nf.schema.full_name)
+    if nf.schema.is_view:
+        assert actual._base is not None, f"{nf.schema.full_name} returns a view"
+
 
 def variant_sample(nf):
     if nf.pointwise is not None:
@@ -605,6 +715,11 @@ def variant_sample(nf):
 
 
 def same_result(a, b, values=True):
+    if isinstance(a, tuple):
+        assert isinstance(b, tuple) and len(a) == len(b)
+        for x, y in zip(a, b):
+            same_result(x, y, values)
+        return
     assert a.dtype == b.dtype and tuple(a.shape) == tuple(b.shape), (a.dtype, b.dtype, a.shape, b.shape)
     if values:
         np.testing.assert_array_equal(to_f64(a), to_f64(b))
@@ -904,6 +1019,29 @@ ERROR_CASES = [
      "RuntimeError", ["lerp", "for `end`"]),
     ("tl.addcdiv(i, i, i)", "RuntimeError", ["addcdiv", "Integer division with addcdiv is no longer supported"]),
     ("tl.bitwise_and(a, a)", "NotImplementedError", ["bitwise_and", "'Float'"]),
+    ("a.permute(0)", "RuntimeError", ["permute", "input.dim() = 2 is not equal to len(dims) = 1"]),
+    ("a.permute(0, 0)", "RuntimeError", ["permute(): duplicate dims are not allowed."]),
+    ("a.expand(3, 3)", "RuntimeError", ["The expanded size of the tensor (3) must match the existing size (2) at "
+                                        "non-singleton dimension 0"]),
+    ("a.expand(3)", "RuntimeError", ["the number of sizes provided (1) must be greater or equal"]),
+    ("a.select(0, 5)", "IndexError", ["select(): index 5 out of range for tensor of size [2, 3] at dimension 0"]),
+    ("a.narrow(1, 2, 2)", "RuntimeError", ["start (2) + length (2) exceeds dimension size (3)."]),
+    ("tl.ones(2, 3, 4).t()", "RuntimeError", ["t() expects a tensor with <= 2 dimensions, but self is 3D"]),
+    ("a.reshape(4, 2)", "RuntimeError", ["shape '[4, 2]' is invalid for input of size 6"]),
+    ("tl.cat([a, tl.ones(3, 3)], 1)", "RuntimeError", ["Sizes of tensors must match except in dimension 1. "
+                                                        "Expected size 2 but got size 3 for tensor number 1"]),
+    ("tl.cat([])", "RuntimeError", ["expected a non-empty list of Tensors"]),
+    ("tl.stack([a, tl.ones(3)])", "RuntimeError", ["stack expects each tensor to be equal size"]),
+    ("a.split(-1)", "RuntimeError", ["split expects split_size be non-negative"]),
+    ("a.chunk(0)", "RuntimeError", ["chunk expects `chunks` to be greater than 0, got: 0"]),
+    ("a.repeat(2)", "RuntimeError", ["Number of dimensions of repeat dims can not be smaller"]),
+    ("tl.as_strided(a, (10,), (1,))", "RuntimeError", ["out of bounds for storage of size 24"]),
+    ("a.unfold(1, 4, 1)", "RuntimeError", ["maximum size for tensor at dimension 1 is 3 but size is 4"]),
+    ("a.flatten(1, 0)", "RuntimeError", ["start_dim cannot come after end_dim"]),
+    ("a.unflatten(1, (2, 2))", "RuntimeError", ["don't multiply up to the size of dim 1 (3)"]),
+    ("tl.movedim(a, (0, 1), (1,))", "RuntimeError", ["movedim: Invalid source or destination dims"]),
+    ("a.to('abc')", "RuntimeError", ["device string"]),
+    ("tl.diagonal(a, 0, 1, 1)", "RuntimeError", ["diagonal dimensions cannot be identical 1, 1"]),
     ("tl.sum(a, 2)", "IndexError", ["Dimension out of range (expected to be in range of [-2, 1], but got 2)"]),
     ("tl.sum(a, (0, -3))", "IndexError", ["Dimension out of range", "-3"]),
     ("a.transpose(0, 5)", "IndexError", ["Dimension out of range", "5"]),
@@ -991,12 +1129,28 @@ def wrong_type_results(full_name):
     return results
 
 
-@pytest.mark.parametrize("nf", FUNCTIONS, ids=ids(FUNCTIONS))
+def _fuzzable(nf):
+    """Ops with an argument the fuzz replaces (a method-only op of just `self` has none)."""
+    kinds = [k for k in ("function", "method", "inplace") if k in nf.variants]
+    return any(a.type.base != "str" and (k == "function" or a.name != "self")
+               for k in kinds for a in nf.schema.arguments)
+
+
+FUZZED = [nf for nf in FUNCTIONS if _fuzzable(nf)]
+# Ops with an overload taking a Device, which may be written as a string: a stray string is parsed as a
+# device and refused by the device parser (a RuntimeError, as PyTorch's x.to('abc')).
+STRING_IS_DEVICE = {"to"}
+
+
+@pytest.mark.parametrize("nf", FUZZED, ids=ids(FUZZED))
 def test_wrong_argument_types(nf):
     results = run_isolated([os.path.dirname(os.path.abspath(__file__)), nf.schema.full_name], _FUZZ_RUNNER)
-    assert results or not nf.schema.arguments
+    assert results
     for r in results:
         where = f"{nf.name} ({r['kind']}) with a str for '{r['arg']}'"
+        if nf.name in STRING_IS_DEVICE and r["type"] == "RuntimeError":
+            assert "device string" in r["message"], f"{where}: {r['message']}"
+            continue
         assert r["type"] == "TypeError", f"{where}: {r['type']}: {r['message']}"
         assert nf.name in r["message"] and r["arg"] in r["message"], f"{where}: {r['message']}"
 

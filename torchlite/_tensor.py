@@ -101,9 +101,59 @@ class Tensor(_C.TensorBase):
 
     @property
     def T(self):
-        if self.dim() != 2:
-            raise RuntimeError("T is only defined here for 2-D tensors (the core issue widens it)")
-        return self.transpose(0, 1)
+        """The tensor with its dims reversed (the transpose of a matrix)."""
+        return self.permute(*range(self.dim() - 1, -1, -1)) if self.dim() > 1 else self.view(self.shape)
+
+    @property
+    def mT(self):
+        """The transpose of the last two dims (a batch of matrices)."""
+        if self.dim() < 2:
+            raise RuntimeError(f"tensor.mT is only supported on matrices or batches of matrices. Got {self.dim()}-D "
+                               "tensor.")
+        return self.transpose(-2, -1)
+
+    def __iter__(self):
+        if self.dim() == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return iter(self.unbind(0))
+
+    # dtype conversions: x.float() is x.to(torchlite.float32), ...
+    def float(self):
+        return self.to(_C.float32)
+
+    def double(self):
+        return self.to(_C.float64)
+
+    def half(self):
+        return self.to(_C.float16)
+
+    def bfloat16(self):
+        return self.to(_C.bfloat16)
+
+    def long(self):
+        return self.to(_C.int64)
+
+    def int(self):
+        return self.to(_C.int32)
+
+    def short(self):
+        return self.to(_C.int16)
+
+    def char(self):
+        return self.to(_C.int8)
+
+    def byte(self):
+        return self.to(_C.uint8)
+
+    def bool(self):
+        return self.to(_C.bool)
+
+    def cpu(self):
+        return self.to("cpu")
+
+    def zero_(self):
+        """Fills the tensor with zeros, in place."""
+        return self.fill_(0)
 
 
 _C._set_tensor_class(Tensor)

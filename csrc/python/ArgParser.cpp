@@ -276,6 +276,17 @@ std::optional<Device> ParsedArgs::device_opt(int i) {
   return to_device(obj[i]);
 }
 
+ArrayRef<Tensor> ParsedArgs::tensorlist(int i) {
+  TL_CHECK(ntensor_lists < 2, "too many Tensor[] arguments");
+  std::vector<Tensor>& v = tensor_lists[ntensor_lists++];
+  PyObject* o = obj[i];
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
+  PyObject** items = PySequence_Fast_ITEMS(o);
+  v.reserve(static_cast<size_t>(n));
+  for (Py_ssize_t k = 0; k < n; ++k) v.push_back(unwrap(items[k]));
+  return ArrayRef<Tensor>(v);
+}
+
 IntArrayRef ParsedArgs::intlist(int i, int size) {
   TL_CHECK(nlists < 4, "too many int[] arguments");
   DimVector& v = lists[nlists++];

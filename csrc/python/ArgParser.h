@@ -7,6 +7,7 @@
 
 #include <optional>
 #include <string_view>
+#include <vector>
 
 #include "core/Device.h"
 #include "core/Scalar.h"
@@ -66,6 +67,9 @@ struct ParsedArgs {
   }
   std::optional<ScalarType> scalartype_opt(int i);
   std::optional<Device> device_opt(int i);
+  std::vector<Tensor> tensor_lists[2];
+  int ntensor_lists = 0;
+  ArrayRef<Tensor> tensorlist(int i);  // a tuple or list of tensors
   IntArrayRef intlist(int i, int size);  // size: N of int[N], for a bare int
   std::optional<IntArrayRef> intlist_opt(int i, int size) {
     return has(i) ? std::optional<IntArrayRef>(intlist(i, size)) : std::nullopt;

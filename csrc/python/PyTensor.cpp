@@ -32,6 +32,20 @@ PyObject* wrap(Tensor t) {
   return alloc_object(TensorClass ? TensorClass : TensorBaseType, std::move(t));
 }
 
+PyObject* wrap(const std::vector<Tensor>& ts) {
+  PyObject* tuple = PyTuple_New(static_cast<Py_ssize_t>(ts.size()));
+  if (!tuple) throw python_error();
+  for (size_t i = 0; i < ts.size(); ++i) {
+    PyObject* item = wrap(ts[i]);
+    if (!item) {
+      Py_DECREF(tuple);
+      throw python_error();
+    }
+    PyTuple_SET_ITEM(tuple, static_cast<Py_ssize_t>(i), item);
+  }
+  return tuple;
+}
+
 // A subclass instance, or one carrying attributes, must survive while C++ holds
 // its tensor: when its last Python reference goes, C++ takes ownership of it.
 static bool should_preserve(PyObject* self) {

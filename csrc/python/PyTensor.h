@@ -4,6 +4,8 @@
 // through TensorImpl::pyobj(), so `x.grad is x.grad` and identity-based hashing hold.
 #include <Python.h>
 
+#include <vector>
+
 #include "core/Tensor.h"
 
 namespace torchlite::python {
@@ -25,6 +27,8 @@ inline const Tensor& unwrap(PyObject* obj) { return reinterpret_cast<PyTensor*>(
 
 // New reference to the Python object of t (made on first use); None for an undefined tensor.
 PyObject* wrap(Tensor t);
+// A tuple of tensors (split, chunk, unbind, broadcast_tensors).
+PyObject* wrap(const std::vector<Tensor>& ts);
 
 void init_tensor_type(PyObject* module);
 
