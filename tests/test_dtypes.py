@@ -70,14 +70,6 @@ DEFAULT_NOT_FLOAT = "only floating-point types are supported as the default type
 DEFAULT_NOT_DTYPE = "invalid dtype object: only floating-point types are supported as the default type"
 
 
-@pytest.fixture(autouse=True)
-def _default_dtype_is_float32():
-    """Every test starts and ends with the default dtype float32: a test that changes it must restore it."""
-    assert tl.get_default_dtype() is tl.float32
-    yield
-    assert tl.get_default_dtype() is tl.float32, "a test left the default dtype changed"
-
-
 @pytest.fixture
 def restore_default_dtype():
     saved = tl.get_default_dtype()

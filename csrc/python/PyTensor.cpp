@@ -369,10 +369,11 @@ static PyObject* nb_neg(PyObject* a) { return g_neg ? g_neg(a, nullptr, 0, nullp
 static PyObject* nb_abs(PyObject* a) { return g_abs ? g_abs(a, nullptr, 0, nullptr) : missing_method("abs"); }
 
 // Comparisons: the first operand is always ours (Python swaps `2 < t` to `t > 2`).
+static const char* const kCompareNames[6] = {"lt", "le", "eq", "ne", "gt", "ge"};  // Py_LT .. Py_GE
+
 static PyObject* tensor_richcompare(PyObject* a, PyObject* b, int op) {
-  static const char* const names[6] = {"lt", "le", "eq", "ne", "gt", "ge"};
   if (!is_tensor(a) || !(is_tensor(b) || is_number(b))) Py_RETURN_NOTIMPLEMENTED;
-  return call_method(g_compare[op], names[op], a, b);
+  return call_method(g_compare[op], kCompareNames[op], a, b);
 }
 
 static PyNumberMethods tensor_as_number = {};
@@ -388,8 +389,7 @@ void init_number_slots() {
   }
   g_neg = find("neg");
   g_abs = find("abs");
-  static const char* const compare_names[6] = {"lt", "le", "eq", "ne", "gt", "ge"};
-  for (int op = 0; op < 6; ++op) g_compare[op] = find(compare_names[op]);
+  for (int op = 0; op < 6; ++op) g_compare[op] = find(kCompareNames[op]);
 }
 
 // ------------------------------------------------------------------ the type
