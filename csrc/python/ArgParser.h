@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "core/Device.h"
+#include "core/Generator.h"
 #include "core/Scalar.h"
 #include "core/Tensor.h"
 
@@ -66,6 +67,7 @@ struct ParsedArgs {
   }
   std::optional<ScalarType> scalartype_opt(int i);
   std::optional<Device> device_opt(int i);
+  std::optional<Generator> generator_opt(int i);
   IntArrayRef intlist(int i, int size);  // size: N of int[N], for a bare int
   std::optional<IntArrayRef> intlist_opt(int i, int size) {
     return has(i) ? std::optional<IntArrayRef>(intlist(i, size)) : std::nullopt;
