@@ -6,9 +6,10 @@ split between calls), statistics of 1M samples, PyTorch's dtype rules and error 
 """
 from __future__ import annotations
 
-import hashlib
+import copy
 import json
 import os
+import pickle
 import subprocess
 import sys
 import tempfile
@@ -212,6 +213,17 @@ def test_generator_object():
     assert g.set_state(g.get_state()) is g
     assert g.set_offset(3) is g and g.get_offset() == 3
     assert g.manual_seed(5).get_offset() == 0  # seeding restarts the stream
+
+
+def test_generator_copies_are_independent():
+    g = tl.Generator().manual_seed(21)
+    tl.rand(3, generator=g)
+    for h in (copy.deepcopy(g), pickle.loads(pickle.dumps(g))):
+        assert h is not g and h.initial_seed() == 21 and h.get_offset() == g.get_offset()
+        np.testing.assert_array_equal(tl.rand(4, generator=h).numpy(), tl.rand(4, generator=copy.copy(g)).numpy())
+    offset = g.get_offset()
+    tl.rand(4, generator=copy.deepcopy(g))
+    assert g.get_offset() == offset
 
 
 def test_generator_argument_leaves_the_default_generator_alone():

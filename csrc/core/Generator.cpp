@@ -18,14 +18,13 @@ Generator::Generator(Device device) : impl_(std::make_shared<GeneratorImpl>()) {
 
 Device Generator::device() const { return impl_->device; }
 
-uint64_t Generator::seed() const {
-  std::lock_guard<std::mutex> lock(impl_->mutex);
-  return impl_->seed;
-}
+uint64_t Generator::seed() const { return state().seed; }
 
-uint64_t Generator::offset() const {
+uint64_t Generator::offset() const { return state().offset; }
+
+PhiloxRange Generator::state() const {
   std::lock_guard<std::mutex> lock(impl_->mutex);
-  return impl_->offset;
+  return PhiloxRange{impl_->seed, impl_->offset};
 }
 
 void Generator::set_seed(uint64_t seed) const { set_state(seed, 0); }
@@ -40,6 +39,11 @@ uint64_t Generator::seed_nondeterministically() const {
 void Generator::set_state(uint64_t seed, uint64_t offset) const {
   std::lock_guard<std::mutex> lock(impl_->mutex);
   impl_->seed = seed;
+  impl_->offset = offset;
+}
+
+void Generator::set_offset(uint64_t offset) const {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
   impl_->offset = offset;
 }
 

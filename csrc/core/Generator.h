@@ -32,11 +32,13 @@ class Generator {
   Device device() const;
   uint64_t seed() const;
   uint64_t offset() const;
+  PhiloxRange state() const;  // (seed, offset), read together
   // Sets the seed and restarts the stream (offset 0).
   void set_seed(uint64_t seed) const;
   // Reseeds from the OS's entropy source and returns the new seed.
   uint64_t seed_nondeterministically() const;
   void set_state(uint64_t seed, uint64_t offset) const;
+  void set_offset(uint64_t offset) const;
   // Takes `blocks` blocks of the stream: returns where they start and advances the offset. Thread-safe.
   PhiloxRange take(uint64_t blocks) const;
 

@@ -55,7 +55,8 @@ static auto rethrow_python_errors(const F& f) {
 }
 
 static py::object get_state(const Generator& g) {
-  uint64_t words[2] = {g.seed(), g.offset()};
+  const PhiloxRange state = g.state();
+  uint64_t words[2] = {state.seed, state.offset};
   Tensor t = empty_tensor(IntArrayRef(kStateSize), ScalarType::UInt8);
   std::memcpy(t.data_ptr(), words, sizeof(words));  // the host is little-endian (x86-64, aarch64)
   return py::reinterpret_steal<py::object>(rethrow_python_errors([&] { return wrap(t); }));
@@ -106,13 +107,24 @@ A random-number generator: the state (seed, offset) of a counter-based Philox4x3
   cls.def("get_offset", [](const Generator& g) { return g.offset(); },
           "The offset: how many 128-bit Philox blocks of the stream ops have taken since seeding.");
   cls.def("set_offset", [](py::object self, uint64_t offset) {
-        const Generator& g = self.cast<const Generator&>();
-        g.set_state(g.seed(), offset);
+        self.cast<const Generator&>().set_offset(offset);
         return self;
       }, py::arg("offset"), "Moves the stream to `offset` (in 128-bit blocks). Returns the generator.");
   cls.def_property_readonly("device", [](const Generator& g) {
     return py::reinterpret_steal<py::object>(rethrow_python_errors([&] { return make_device_object(g.device()); }));
   });
+  // copy.deepcopy and pickle: a new generator with the same device and state.
+  cls.def(py::pickle(
+      [](const Generator& g) {
+        const PhiloxRange s = g.state();
+        return py::make_tuple(to_string(g.device()), s.seed, s.offset);
+      },
+      [](const py::tuple& t) {
+        TL_CHECK(t.size() == 3, "Generator.__setstate__: expected (device, seed, offset)");
+        Generator g(parse_device(t[0].cast<std::string>()));
+        g.set_state(t[1].cast<uint64_t>(), t[2].cast<uint64_t>());
+        return g;
+      }));
   GeneratorType = reinterpret_cast<PyTypeObject*>(cls.ptr());
   m.attr("default_generator") = py::cast(default_generator(DeviceType::CPU));
   m.def("_philox4x32", [](uint32_t c0, uint32_t c1, uint32_t c2, uint32_t c3, uint32_t k0, uint32_t k1) {
