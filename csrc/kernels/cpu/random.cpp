@@ -105,6 +105,16 @@ constexpr const char* cpp_type_name() {
   else return "double";
 }
 
+// The <cstdint> names randperm's overflow message uses.
+template <typename T>
+constexpr const char* fixed_width_name() {
+  if constexpr (std::is_same_v<T, uint8_t>) return "uint8_t";
+  else if constexpr (std::is_same_v<T, int8_t>) return "int8_t";
+  else if constexpr (std::is_same_v<T, int16_t>) return "int16_t";
+  else if constexpr (std::is_same_v<T, int32_t>) return "int32_t";
+  else return "int64_t";
+}
+
 // The next representable value below x (x finite).
 template <typename T>
 T step_down(T x) {
@@ -428,9 +438,7 @@ void kernels::randperm_out_cpu(int64_t n, const std::optional<Generator>& genera
     using T = decltype(tag);
     if constexpr (!kIsFloating<T> && !std::is_same_v<T, bool>) {
       TL_CHECK(n == 0 || n - 1 <= static_cast<int64_t>(std::numeric_limits<T>::max()),
-               "value cannot be converted to type ", std::is_same_v<T, uint8_t> ? "uint8_t" : std::is_same_v<T, int8_t>
-               ? "int8_t" : std::is_same_v<T, int16_t> ? "int16_t" : std::is_same_v<T, int32_t> ? "int32_t" : "int64_t",
-               " without overflow");
+               "value cannot be converted to type ", fixed_width_name<T>(), " without overflow");
     }
     // Inside-out Fisher-Yates: position i draws j uniform in [0, i] from words 2i, 2i+1 of the stream.
     const PhiloxRange r = generator_for(generator, out.device()).take(blocks_for(n, 2));
