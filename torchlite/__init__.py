@@ -17,6 +17,9 @@ from ._tensor import Tensor  # noqa: E402,F401
 from ._creation import tensor  # noqa: E402,F401
 from ._tensor_str import get_printoptions, set_printoptions  # noqa: E402,F401
 from ._dtype_info import finfo, iinfo  # noqa: E402,F401
+from ._random import (  # noqa: E402,F401
+    Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state,
+)
 from . import cuda, version  # noqa: E402,F401
 
 # PyTorch's dtype aliases.

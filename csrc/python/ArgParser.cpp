@@ -4,6 +4,7 @@
 
 #include "core/TensorFactory.h"
 #include "python/Errors.h"
+#include "python/PyGenerator.h"
 #include "python/PyTensor.h"
 
 namespace torchlite::python {
@@ -46,7 +47,7 @@ static bool check_arg(const ArgSpec& a, PyObject* obj, bool numbers_as_tensors) 
     case ArgKind::String: return PyUnicode_Check(obj);
     case ArgKind::ScalarType: return is_dtype(obj);
     case ArgKind::Device: return is_device(obj) || PyUnicode_Check(obj);
-    case ArgKind::Generator: return false;  // generators come with the core issue
+    case ArgKind::Generator: return is_generator(obj);
     case ArgKind::IntList: return is_int_list(obj, a.size);
     case ArgKind::TensorList:
       if (!PyTuple_Check(obj) && !PyList_Check(obj)) return false;
@@ -69,7 +70,7 @@ static const char* kind_name(ArgKind k) {
     case ArgKind::String: return "str";
     case ArgKind::ScalarType: return "torchlite.dtype";
     case ArgKind::Device: return "torchlite.device";
-    case ArgKind::Generator: return "Generator";
+    case ArgKind::Generator: return "torchlite.Generator";
     case ArgKind::IntList: return "tuple of ints";
     case ArgKind::TensorList: return "tuple of Tensors";
     case ArgKind::FloatList: return "tuple of floats";
@@ -269,6 +270,11 @@ std::string_view ParsedArgs::string(int i) {
 std::optional<ScalarType> ParsedArgs::scalartype_opt(int i) {
   if (!has(i)) return std::nullopt;
   return to_scalar_type(obj[i]);
+}
+
+std::optional<Generator> ParsedArgs::generator_opt(int i) {
+  if (!has(i)) return std::nullopt;
+  return to_generator(obj[i]);
 }
 
 std::optional<Device> ParsedArgs::device_opt(int i) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/Device.h"
+#include "core/Generator.h"
 #include "core/Scalar.h"
 #include "core/Tensor.h"
 
@@ -70,6 +71,7 @@ struct ParsedArgs {
   std::vector<Tensor> tensor_lists[2];
   int ntensor_lists = 0;
   ArrayRef<Tensor> tensorlist(int i);  // a tuple or list of tensors
+  std::optional<Generator> generator_opt(int i);
   IntArrayRef intlist(int i, int size);  // size: N of int[N], for a bare int
   std::optional<IntArrayRef> intlist_opt(int i, int size) {
     return has(i) ? std::optional<IntArrayRef>(intlist(i, size)) : std::nullopt;

@@ -11,6 +11,7 @@
 #include "python/ArgParser.h"
 #include "python/Bindings.h"
 #include "python/Errors.h"
+#include "python/PyGenerator.h"
 #include "python/PyTensor.h"
 
 namespace py = pybind11;
@@ -100,6 +101,7 @@ PYBIND11_MODULE(_C, m) {
   m.doc() = "torchlite's compiled core: tensors, dtypes and the generated operators.";
   init_dtypes_and_devices(m.ptr());
   init_tensor_type(m.ptr());
+  init_generator(m.ptr());
   ModuleSet modules{
       m.def_submodule("_functions", "ops bound as torchlite.*").ptr(),
       m.def_submodule("_nn", "ops bound as torchlite.nn.functional.*").ptr(),
