@@ -20,7 +20,16 @@ from ._dtype_info import finfo, iinfo  # noqa: E402,F401
 from ._random import (  # noqa: E402,F401
     Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state,
 )
-from . import cuda, version  # noqa: E402,F401
+from . import cpu, cuda, version  # noqa: E402,F401
+from ._C import (  # noqa: E402,F401
+    get_num_interop_threads, get_num_threads, set_num_interop_threads, set_num_threads,
+)
+
+# A forked child starts with one thread (OpenMP and BLAS): libgomp's thread pool
+# does not survive fork(). The C++ core also resets its own count in a
+# pthread_atfork handler; this one reaches BLAS too.
+if hasattr(_os, "register_at_fork"):
+    _os.register_at_fork(after_in_child=lambda: _C.set_num_threads(1))
 
 # PyTorch's dtype aliases.
 half, float, double, bfloat16 = float16, float32, float64, bfloat16  # noqa: A001

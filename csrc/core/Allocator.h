@@ -14,6 +14,7 @@ class Allocator {
   virtual void deallocate(void* ptr, Device device) = 0;
 };
 
+// The caching CPU allocator (core/CachingAllocator.h).
 Allocator* cpu_allocator();
 // Throws a RuntimeError naming the device type when none is registered
 // (e.g. "CUDA is not available" on a machine without a GPU).

@@ -1,13 +1,70 @@
 #include "core/Parallel.h"
 
+#include <cblas.h>  // scipy_openblas_{get,set}_num_threads
+#include <pthread.h>
+
+#include <atomic>
+
+#include "core/Error.h"
+
 namespace torchlite {
 
-int get_num_threads() {
+namespace {
+
+int initial_num_threads() {
 #ifdef _OPENMP
   return omp_get_max_threads();
 #else
   return 1;
 #endif
+}
+
+std::atomic<int> g_num_threads{initial_num_threads()};
+std::atomic<int> g_num_interop_threads{1};
+// Whether this thread has launched an OpenMP team (libgomp then keeps a pool
+// of threads for it, which a forked child does not have).
+thread_local bool t_launched_team = false;
+// Set in a forked child whose forking thread had a pool: OpenMP would hang.
+std::atomic<bool> g_openmp_unusable{false};
+
+// Runs in the child of any fork(), before Python code does: later parallel_for
+// calls stay on the calling thread. (torchlite/__init__.py also registers
+// os.register_at_fork(after_in_child=...) -> set_num_threads(1), which drops
+// BLAS to one thread too.)
+void drop_to_one_thread_in_child() {
+  g_num_threads.store(1, std::memory_order_relaxed);
+  if (t_launched_team) g_openmp_unusable.store(true, std::memory_order_relaxed);
+#ifdef _OPENMP
+  omp_set_num_threads(1);
+#endif
+}
+
+const bool g_fork_handler_registered = pthread_atfork(nullptr, nullptr, drop_to_one_thread_in_child) == 0;
+
+}  // namespace
+
+int get_num_threads() { return g_num_threads.load(std::memory_order_relaxed); }
+
+void set_num_threads(int n) {
+  TL_CHECK(n > 0, "set_num_threads expects a positive integer");
+  g_num_threads.store(n, std::memory_order_relaxed);
+#ifdef _OPENMP
+  omp_set_num_threads(n);
+#endif
+  scipy_openblas_set_num_threads(n);
+}
+
+int detail::openmp_team_size() {
+  return g_openmp_unusable.load(std::memory_order_relaxed) ? 1 : g_num_threads.load(std::memory_order_relaxed);
+}
+
+void detail::note_openmp_team() { t_launched_team = true; }
+
+int get_num_interop_threads() { return g_num_interop_threads.load(std::memory_order_relaxed); }
+
+void set_num_interop_threads(int n) {
+  TL_CHECK(n > 0, "set_num_interop_threads expects a positive integer");
+  g_num_interop_threads.store(n, std::memory_order_relaxed);
 }
 
 bool in_parallel_region() {

@@ -2,9 +2,12 @@
 // APIs (pybind11).
 #include <pybind11/pybind11.h>
 
+#include <climits>
 #include <cstring>
 
+#include "core/CachingAllocator.h"
 #include "core/CudaHooks.h"
+#include "core/Parallel.h"
 #include "core/Promotion.h"
 #include "core/TensorFactory.h"
 #include "kernels/ElementwiseIter.h"
@@ -91,6 +94,22 @@ static PyObject* from_buffer(PyObject* obj) {
     }
   }
   return wrap(out);
+}
+
+// set_num_threads(n) and friends take a Python int (not a bool, not a float),
+// with PyTorch's messages.
+static int thread_count_arg(const char* fname, py::handle obj) {
+  TL_CHECK(!PyBool_Check(obj.ptr()) && PyIndex_Check(obj.ptr()), fname, " expects an int, but got ",
+           Py_TYPE(obj.ptr())->tp_name);
+  int overflow = 0;
+  py::object index = py::reinterpret_steal<py::object>(PyNumber_Index(obj.ptr()));
+  if (!index) throw py::error_already_set();
+  long long n = PyLong_AsLongLongAndOverflow(index.ptr(), &overflow);
+  if (n == -1 && PyErr_Occurred()) throw py::error_already_set();
+  if (overflow) n = overflow > 0 ? LLONG_MAX : -1;
+  TL_CHECK(n > 0, fname, " expects a positive integer");
+  TL_CHECK(n <= 1 << 16, fname, ": ", n, " threads is more than the 65536 supported");
+  return static_cast<int>(n);
 }
 
 }  // namespace torchlite::python
@@ -192,4 +211,52 @@ PYBIND11_MODULE(_C, m) {
       set_python_error(p);
     }
   });
+
+  // ---- threads (core/Parallel.h) and the caching CPU allocator (core/CachingAllocator.h)
+  m.def("get_num_threads", []() { return get_num_threads(); },
+        "get_num_threads() -> int\n\nThe number of threads used for intra-op parallelism on the CPU (OpenMP "
+        "loops and BLAS).");
+  m.def("set_num_threads", [](py::handle n) { set_num_threads(thread_count_arg("set_num_threads", n)); },
+        py::arg("n"),
+        "set_num_threads(int)\n\nSets the number of threads used for intra-op parallelism on the CPU (OpenMP "
+        "loops and BLAS), for every thread of the process. A forked child starts with one thread.");
+  m.def("get_num_interop_threads", []() { return get_num_interop_threads(); },
+        "get_num_interop_threads() -> int\n\ntorchlite has no inter-op thread pool: the value last set (1 at "
+        "start-up).");
+  m.def("set_num_interop_threads",
+        [](py::handle n) { set_num_interop_threads(thread_count_arg("set_num_interop_threads", n)); },
+        py::arg("n"),
+        "set_num_interop_threads(int)\n\nRecorded for PyTorch compatibility; torchlite has no inter-op "
+        "thread pool.");
+  m.def("_cpu_allocator_stats", []() {
+    CpuAllocatorStats s = cpu_allocator_stats();
+    py::dict d;
+    d["allocated_bytes"] = s.allocated_bytes;
+    d["peak_allocated_bytes"] = s.peak_allocated_bytes;
+    d["allocated_blocks"] = s.allocated_blocks;
+    d["cached_bytes"] = s.cached_bytes;
+    d["cached_blocks"] = s.cached_blocks;
+    d["cache_limit"] = s.cache_limit;
+    d["num_allocs"] = s.num_allocs;
+    d["cache_hits"] = s.cache_hits;
+    d["cache_misses"] = s.cache_misses;
+    d["num_frees"] = s.num_frees;
+    d["num_evictions"] = s.num_evictions;
+    return d;
+  }, "The caching CPU allocator's counters (bytes are size-class bytes).");
+  m.def("_cpu_allocator_empty_cache", []() { cpu_allocator_empty_cache(); },
+        py::call_guard<py::gil_scoped_release>(), "Returns every cached CPU block to the system.");
+  m.def("_cpu_allocator_set_cache_limit", [](long long bytes) {
+    TL_CHECK(bytes >= 0, "set_cache_limit expects a non-negative number of bytes, got ", bytes);
+    py::gil_scoped_release no_gil;
+    cpu_allocator_set_cache_limit(static_cast<size_t>(bytes));
+  }, py::arg("bytes"), "Caps the bytes the CPU allocator keeps cached (0 turns caching off).");
+  m.def("_cpu_allocator_get_cache_limit", []() { return cpu_allocator_cache_limit(); });
+  m.def("_cpu_allocator_reset_stats", []() { cpu_allocator_reset_stats(); },
+        "Zeroes the counters; the peak restarts at the bytes allocated now.");
+  m.def("_cpu_allocator_round_size", [](size_t nbytes) { return cpu_allocator_round_size(nbytes); },
+        py::arg("nbytes"), "The size class (bytes) an allocation of nbytes is rounded up to.");
+  m.def("_cpu_allocator_hold_lock_for_testing", [](double seconds) { cpu_allocator_hold_lock_for_testing(seconds); },
+        py::arg("seconds"), py::call_guard<py::gil_scoped_release>(),
+        "Holds the CPU allocator's mutex for `seconds` without the GIL (fork-safety tests).");
 }

@@ -1,6 +1,7 @@
 // sum on the CPU: the reduced dims are moved innermost and made contiguous,
 // then each output element is a cascade (pairwise) sum in the accumulation
 // type (float for half/bfloat16/float, double, int64 for integers).
+#include <utility>
 #include <vector>
 
 #include "core/Parallel.h"
@@ -28,25 +29,48 @@ acc_t cascade_sum(const T* x, int64_t n) {
   return cascade_sum<acc_t>(x, half) + cascade_sum<acc_t>(x + half, n - half);
 }
 
+// cascade_sum's split point for a range of n > 256 elements.
+inline int64_t cascade_half(int64_t n) { return (n / 2 + 7) & ~int64_t(7); }
+
+// The top of cascade_sum's tree over n elements, cut at subtrees of at most
+// `leaf` elements: appends each leaf's (start, length), left to right.
+void cascade_leaves(int64_t start, int64_t n, int64_t leaf, std::vector<std::pair<int64_t, int64_t>>& leaves) {
+  if (n <= leaf || n <= 256) {
+    leaves.emplace_back(start, n);
+    return;
+  }
+  int64_t half = cascade_half(n);
+  cascade_leaves(start, half, leaf, leaves);
+  cascade_leaves(start + half, n - half, leaf, leaves);
+}
+
+// Adds the leaf sums up the same tree, so the total is cascade_sum's, bit for bit.
+template <typename acc_t>
+acc_t cascade_combine(int64_t n, int64_t leaf, const acc_t*& next) {
+  if (n <= leaf || n <= 256) return *next++;
+  int64_t half = cascade_half(n);
+  acc_t left = cascade_combine<acc_t>(half, leaf, next);
+  acc_t right = cascade_combine<acc_t>(n - half, leaf, next);
+  return left + right;
+}
+
 template <typename T, typename acc_t>
 void sum_rows(const T* in, T* out, int64_t nout, int64_t row) {
   if (nout == 1) {
-    // One output: split the row across threads, then add the partial sums in order.
-    int nthreads = get_num_threads();
-    std::vector<acc_t> partial(static_cast<size_t>(nthreads > 0 ? nthreads : 1), acc_t(0));
-    int64_t chunk = (row + static_cast<int64_t>(partial.size()) - 1) / static_cast<int64_t>(partial.size());
-    if (chunk < kGrainSize) chunk = kGrainSize;
-    int64_t nchunks = (row + chunk - 1) / chunk;
-    partial.assign(static_cast<size_t>(nchunks > 0 ? nchunks : 1), acc_t(0));
-    parallel_for(nchunks, 0, [&](int64_t b, int64_t e) {
-      for (int64_t c = b; c < e; ++c) {
-        int64_t start = c * chunk, len = row - start < chunk ? row - start : chunk;
-        partial[static_cast<size_t>(c)] = cascade_sum<acc_t>(in + start, len);
+    // One output: the leaves of the cascade tree (at most kGrainSize elements
+    // each) are summed in parallel, then combined up the tree. The tree does
+    // not depend on the thread count, so neither does the result.
+    std::vector<std::pair<int64_t, int64_t>> leaves;
+    cascade_leaves(0, row, kGrainSize, leaves);
+    std::vector<acc_t> partial(leaves.size(), acc_t(0));
+    parallel_for(static_cast<int64_t>(leaves.size()), 1, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) {
+        const auto& leaf = leaves[static_cast<size_t>(i)];
+        partial[static_cast<size_t>(i)] = cascade_sum<acc_t>(in + leaf.first, leaf.second);
       }
     });
-    acc_t total = acc_t(0);
-    for (acc_t p : partial) total += p;
-    out[0] = static_cast<T>(total);
+    const acc_t* next = partial.data();
+    out[0] = static_cast<T>(cascade_combine<acc_t>(row, kGrainSize, next));
     return;
   }
   int64_t grain = row > 0 ? kGrainSize / row + 1 : kGrainSize;

@@ -1,0 +1,119 @@
+"""torchlite.set_num_threads / get_num_threads: OpenMP and BLAS follow it,
+results do not depend on it, and a forked child runs on one thread without
+hanging."""
+import ctypes
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import torchlite as tl
+
+
+@pytest.fixture
+def restore_threads():
+    saved = tl.get_num_threads()
+    yield
+    tl.set_num_threads(saved)
+
+
+def blas_threads():
+    # scipy-openblas32's library is loaded globally by `import torchlite`.
+    return ctypes.CDLL(None).scipy_openblas_get_num_threads()
+
+
+def test_round_trip_drives_blas(restore_threads):
+    for n in (1, 2, 3, 1):
+        tl.set_num_threads(n)
+        assert tl.get_num_threads() == n
+        assert blas_threads() == n
+    tl.set_num_threads(np.int64(2))  # anything with __index__
+    assert tl.get_num_threads() == 2
+
+
+@pytest.mark.parametrize("bad", [0, -1, -(2**70)])
+def test_non_positive_count_raises(bad, restore_threads):
+    before = tl.get_num_threads()
+    with pytest.raises(RuntimeError, match="^set_num_threads expects a positive integer$"):
+        tl.set_num_threads(bad)
+    assert tl.get_num_threads() == before
+    with pytest.raises(RuntimeError, match="^set_num_interop_threads expects a positive integer$"):
+        tl.set_num_interop_threads(bad)
+
+
+@pytest.mark.parametrize("bad, name", [(1.5, "float"), (True, "bool"), ("2", "str"), (None, "NoneType")])
+def test_non_int_count_raises(bad, name):
+    with pytest.raises(RuntimeError, match=f"^set_num_threads expects an int, but got {name}$"):
+        tl.set_num_threads(bad)
+
+
+def test_interop_threads_are_recorded():
+    assert tl.get_num_interop_threads() >= 1
+    saved = tl.get_num_interop_threads()
+    tl.set_num_interop_threads(3)
+    assert tl.get_num_interop_threads() == 3
+    tl.set_num_interop_threads(saved)
+
+
+def test_results_do_not_depend_on_thread_count(restore_threads):
+    rng = np.random.default_rng(0)
+    n = 3_000_017  # odd, so chunk boundaries differ between thread counts
+    x = tl.tensor(rng.standard_normal(n, dtype=np.float32))
+    y = tl.tensor(rng.standard_normal(n, dtype=np.float32))
+    m = tl.tensor(rng.standard_normal((999, 1001)))  # float64
+    results = {}
+    for threads in (1, 2, 3):
+        tl.set_num_threads(threads)
+        results[threads] = [
+            (x + y).numpy().copy(),
+            (x * 2.5).numpy().copy(),
+            x.exp().numpy().copy(),
+            x.sum().item(),
+            (x * y).sum().item(),
+            m.sum(1).numpy().copy(),
+            m.sum(0).numpy().copy(),
+            m.sum().item(),
+        ]
+    for threads in (2, 3):
+        for a, b in zip(results[1], results[threads]):
+            np.testing.assert_array_equal(a, b)
+    xs = x.numpy().astype(np.float64)
+    np.testing.assert_allclose(results[1][3], xs.sum(), rtol=1e-5)
+
+
+FORK_CHILD = textwrap.dedent("""
+    import os, sys
+    import torchlite as tl
+    x = tl.ones(1 << 21)
+    tl.set_num_threads(2)
+    assert (x + x).sum().item() == 2 * (1 << 21)  # the parent's OpenMP pool now exists
+    pid = os.fork()
+    if pid == 0:
+        code = 0
+        try:
+            if tl.get_num_threads() != 1:
+                code = 2
+            elif (x * 3).sum().item() != 3 * (1 << 21):
+                code = 3
+            else:
+                # Raising the count again must not hang on the parent's dead pool.
+                tl.set_num_threads(2)
+                if (x + 1).sum().item() != 2 * (1 << 21):
+                    code = 4
+        except BaseException:
+            code = 5
+        os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    assert tl.get_num_threads() == 2, "the parent keeps its thread count"
+    sys.exit(os.waitstatus_to_exitcode(status))
+""")
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_forked_child_runs_parallel_ops_without_hanging(tmp_path):
+    proc = subprocess.run([sys.executable, "-c", FORK_CHILD], cwd=tmp_path, timeout=60,
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
