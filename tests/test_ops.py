@@ -1099,19 +1099,23 @@ _RUNNER = r"""
 import json, sys
 import numpy as np
 import torchlite as tl
-a = tl.ones(2, 3)
-i = tl.tensor([1, 2, 3])
-b = tl.tensor([True, False])
-try:
-    r = eval(sys.argv[1])
-    out = {"type": None, "message": repr(r)[:200]}
-except Exception as e:
-    out = {"type": type(e).__name__, "message": str(e)}
-print("RESULT" + json.dumps(out))
+for code in sys.argv[1:]:
+    a = tl.ones(2, 3)
+    i = tl.tensor([1, 2, 3])
+    b = tl.tensor([True, False])
+    try:
+        r = eval(code)
+        out = {"type": None, "message": repr(r)[:200]}
+    except Exception as e:
+        out = {"type": type(e).__name__, "message": str(e)}
+    print("RESULT" + json.dumps([code, out]), flush=True)
 """
 
 
-def run_isolated(code_args, script=_RUNNER, timeout=60):
+def run_isolated(code_args, script=_RUNNER, timeout=120):
+    """Run `script` on `code_args` in a fresh interpreter; a crash fails the caller.
+
+    Returns the list of [key, result] pairs the script printed."""
     # Run outside the source tree, so the installed torchlite is imported, not ./torchlite.
     p = subprocess.run([sys.executable, "-c", script, *code_args], capture_output=True, text=True,
                        cwd=tempfile.gettempdir(), timeout=timeout)
@@ -1121,21 +1125,41 @@ def run_isolated(code_args, script=_RUNNER, timeout=60):
     return [json.loads(ln) for ln in lines]
 
 
+_BATCHES = {}
+
+
+def isolated_result(key, keys, script=_RUNNER, prefix=()):
+    """The result for `key`, from one subprocess that ran every key in `keys`.
+
+    One interpreter for all cases keeps the suite fast; if it crashes, each case
+    reruns in its own subprocess, so the failure names the case that crashed."""
+    if script not in _BATCHES:
+        try:
+            _BATCHES[script] = {k: r for k, r in run_isolated([*prefix, *keys], script)}
+        except AssertionError:
+            _BATCHES[script] = {}
+    batch = _BATCHES[script]
+    if key in batch:
+        return batch[key]
+    ((_, res),) = run_isolated([*prefix, key], script)
+    return res
+
+
 @pytest.mark.parametrize("code,exc,parts", ERROR_CASES, ids=[c[0] for c in ERROR_CASES])
 def test_bad_input_raises_python_exception(code, exc, parts):
-    (res,) = run_isolated([code])
+    res = isolated_result(code, [c[0] for c in ERROR_CASES])
     assert res["type"] == exc, f"{code}: got {res['type']}: {res['message']}"
     for p in parts:
         assert p.lower() in res["message"].lower(), f"{code}: {p!r} not in {res['message']!r}"
 
 
-# Wrong types for every argument of every op, generated from the schema, in one subprocess per op.
+# Wrong types for every argument of every op, generated from the schema, in one subprocess.
 _FUZZ_RUNNER = r"""
 import json, sys
 sys.path.insert(0, sys.argv[1])
 import test_ops
-for line in test_ops.wrong_type_results(sys.argv[2]):
-    print("RESULT" + json.dumps(line))
+for name in sys.argv[2:]:
+    print("RESULT" + json.dumps([name, test_ops.wrong_type_results(name)]), flush=True)
 """
 
 
@@ -1178,7 +1202,8 @@ STRING_IS_DEVICE = {"to"}
 
 @pytest.mark.parametrize("nf", FUZZED, ids=ids(FUZZED))
 def test_wrong_argument_types(nf):
-    results = run_isolated([os.path.dirname(os.path.abspath(__file__)), nf.schema.full_name], _FUZZ_RUNNER)
+    results = isolated_result(nf.schema.full_name, [n.schema.full_name for n in FUZZED], _FUZZ_RUNNER,
+                              prefix=[os.path.dirname(os.path.abspath(__file__))])
     assert results
     for r in results:
         where = f"{nf.name} ({r['kind']}) with a str for '{r['arg']}'"
