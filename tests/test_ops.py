@@ -10,6 +10,7 @@ added to the tables below.
 from __future__ import annotations
 
 import functools
+import importlib
 import inspect
 import json
 import math
@@ -617,6 +618,16 @@ OTHER_SAMPLES = {
     "randint_like.low_dtype": lambda: {"self": _f32((2, 3)), "low": 2, "high": 9, "dtype": tl.int32},
 }
 
+# Each op family added since keeps its samples and error cases in its own module, tests/cases_<family>.py:
+# `samples(h)` returns {full name: lambda -> args by name} (h is this module, for make/_f32/rng_for) and
+# `numpy_cases(h)` returns {full name: (sample, NumPy reference)} like SHAPE_CASES below (the sample serves
+# as the op's sample too), and `ERRORS` lists (code, exception type, message parts) like ERROR_CASES.
+FAMILIES = [importlib.import_module(f"cases_{f}") for f in ("creation", "reductions", "linalg", "indexing")]
+for _family in FAMILIES:
+    _dup = set(_family.samples(sys.modules[__name__])) & set(OTHER_SAMPLES)
+    assert not _dup, f"{_family.__name__}: samples given twice: {_dup}"
+    OTHER_SAMPLES.update(_family.samples(sys.modules[__name__]))
+
 # Shape, view and join ops: (sample args, NumPy reference of the same args as float64 arrays). The sample
 # also serves the variant and wrong-type tests.
 _X = lambda: _f32((2, 3, 4))  # noqa: E731
@@ -689,6 +700,10 @@ SHAPE_CASES = {
              lambda self, shifts, dims: np.roll(self, shifts, dims)),
     "rot90": (lambda: {"self": _X(), "k": -1, "dims": (1, 2)}, lambda self, k, dims: np.rot90(self, k, dims)),
 }
+for _family in FAMILIES:
+    _cases = _family.numpy_cases(sys.modules[__name__])
+    assert not set(_cases) & set(SHAPE_CASES), f"{_family.__name__}: cases given twice"
+    SHAPE_CASES.update(_cases)
 for _name, (_sample, _ref) in SHAPE_CASES.items():
     OTHER_SAMPLES[_name] = _sample
 
@@ -1094,6 +1109,7 @@ ERROR_CASES = [
     ("tl.tensor([[1, 2], [3]])", "ValueError", ["expected sequence of length 2 at dim 1 (got 1)"]),
     ("tl.tensor([None])", "TypeError", ["invalid data type 'NoneType'"]),
 ]
+ERROR_CASES += [case for family in FAMILIES for case in family.ERRORS]
 
 _RUNNER = r"""
 import json, sys
