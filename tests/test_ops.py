@@ -151,6 +151,7 @@ NUMPY_REFS = {
     "sign": np.sign, "sgn": np.sign, "signbit": np.signbit,
     "isnan": np.isnan, "isinf": np.isinf, "isfinite": np.isfinite, "isposinf": lambda self: np.isposinf(self),
     "isneginf": lambda self: np.isneginf(self),
+    "_nan_to_num": lambda self, nan, posinf, neginf: np.nan_to_num(self, nan=nan, posinf=posinf, neginf=neginf),
     "atan2": np.arctan2, "hypot": np.hypot, "copysign.Tensor": np.copysign,
     "maximum": np.maximum, "minimum": np.minimum, "fmax": np.fmax, "fmin": np.fmin,
     "clamp": _clamp, "clamp_min": lambda self, min: np.maximum(self, min),
@@ -189,6 +190,9 @@ SCALAR_SAMPLES = {
     "eps": {"bool": 0.1, "integral": 0.1, "floating": 0.1},
     "decimals": {"bool": 1, "integral": 1, "floating": 1},
     "non_blocking": {"bool": False, "integral": False, "floating": False},
+    "nan": {"bool": 0.5, "integral": 0.5, "floating": 0.5},
+    "posinf": {"bool": 100.0, "integral": 100.0, "floating": 100.0},
+    "neginf": {"bool": -100.0, "integral": -100.0, "floating": -100.0},
 }
 # Samples PyTorch refuses although the result dtype is supported: op -> predicate over the args. The op
 # must raise a RuntimeError from its `checks:` (the message starts with the op's name).

@@ -14,7 +14,7 @@ from ._C import (  # noqa: E402,F401
 )
 from ._size import Size  # noqa: E402,F401
 from ._tensor import Tensor  # noqa: E402,F401
-from ._creation import tensor  # noqa: E402,F401
+from ._creation import as_tensor, from_numpy, tensor  # noqa: E402,F401
 from ._tensor_str import get_printoptions, set_printoptions  # noqa: E402,F401
 from ._dtype_info import finfo, iinfo  # noqa: E402,F401
 from ._random import (  # noqa: E402,F401

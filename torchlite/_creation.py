@@ -107,3 +107,40 @@ def tensor(data, *, dtype=None, device=None):
     if src is data or src.dtype is not target:
         return _C._to_dtype(src, target)
     return src
+
+
+_SUPPORTED = "float64, float32, float16, int64, int32, int16, int8, uint8, and bool"
+
+
+def from_numpy(ndarray):
+    """torchlite.from_numpy(ndarray): a tensor sharing memory with a NumPy array.
+
+    Writes to either are seen by the other, and the array stays alive while the tensor does. The array
+    must have a supported dtype, the native byte order and non-negative strides."""
+    if not isinstance(ndarray, np.ndarray):
+        raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
+    if ndarray.dtype.kind not in "biuf" or ndarray.dtype.name not in _NP_DTYPES:
+        raise TypeError(f"can't convert np.ndarray of type numpy.{ndarray.dtype.type.__name__}. "
+                        f"The only supported types are: {_SUPPORTED}.")
+    return _C._from_numpy(ndarray)
+
+
+def as_tensor(data, dtype=None, device=None):
+    """torchlite.as_tensor(data, dtype=None, device=None): data as a tensor, sharing memory when it can.
+
+    A tensor of the requested dtype and device is returned as is; a NumPy array of the requested dtype
+    (with a supported dtype and layout) shares its memory; anything else is copied as by tensor()."""
+    from ._tensor import Tensor
+
+    if isinstance(data, Tensor):
+        if dtype is not None and data.dtype is not dtype:
+            data = data.to(dtype)
+        if device is not None and data.device != _C.device(device):
+            data = data.to(device)
+        return data
+    if (isinstance(data, np.ndarray) and data.dtype.name in _NP_DTYPES and data.dtype.isnative
+            and all(s >= 0 for s in data.strides)
+            and (dtype is None or repr(dtype).split(".")[1] == data.dtype.name)
+            and (device is None or _C.device(device).type == "cpu")):
+        return _C._from_numpy(data)
+    return tensor(data, dtype=dtype, device=device)

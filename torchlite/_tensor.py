@@ -155,5 +155,12 @@ class Tensor(_C.TensorBase):
         """Fills the tensor with zeros, in place."""
         return self.fill_(0)
 
+    def new_tensor(self, data, dtype=None, device=None):
+        """A new tensor copied from data, with this tensor's dtype and device unless given."""
+        from ._creation import tensor
+
+        return tensor(data, dtype=dtype if dtype is not None else self.dtype,
+                      device=device if device is not None else self.device)
+
 
 _C._set_tensor_class(Tensor)

@@ -1,9 +1,15 @@
 // Composite pointwise ops: written with other torchlite ops.
+#include <limits>
+
 #include "kernels/clamp_Tensor.h"
 #include "kernels/clip.h"
 #include "kernels/div_Tensor_mode.h"
+#include "kernels/nan_to_num.h"
+#include "kernels/positive.h"
 #include "kernels/square.h"
 #include "ops/_div_trunc.h"
+#include "ops/_nan_to_num.h"
+#include "ops/clone.h"
 #include "ops/clamp.h"
 #include "ops/div_Tensor.h"
 #include "ops/floor_divide.h"
@@ -34,5 +40,22 @@ Tensor composite::clamp_Tensor(const Tensor& self, const std::optional<Tensor>& 
 Tensor composite::clip(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
   return torchlite::clamp(self, min, max);
 }
+
+// Integer and bool tensors hold no NaN or infinity: they are copied. Floating
+// ones default +-inf to the dtype's largest finite values.
+Tensor composite::nan_to_num(const Tensor& self, std::optional<double> nan, std::optional<double> posinf,
+                             std::optional<double> neginf) {
+  double big;
+  switch (self.scalar_type()) {
+    case ScalarType::Half: big = 65504.0; break;
+    case ScalarType::BFloat16: big = 3.3895313892515355e38; break;
+    case ScalarType::Float: big = std::numeric_limits<float>::max(); break;
+    case ScalarType::Double: big = std::numeric_limits<double>::max(); break;
+    default: return torchlite::clone(self);
+  }
+  return torchlite::_nan_to_num(self, nan.value_or(0.0), posinf.value_or(big), neginf.value_or(-big));
+}
+
+Tensor composite::positive(const Tensor& self) { return self; }
 
 }  // namespace torchlite

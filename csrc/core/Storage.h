@@ -14,8 +14,16 @@ class StorageImpl final : public intrusive_target {
         data_(nbytes ? allocator_->allocate(nbytes, device) : nullptr),
         nbytes_(nbytes),
         device_(device) {}
+  // Memory owned elsewhere (a NumPy array): `release(context)` runs when the
+  // last tensor using it goes away.
+  StorageImpl(void* data, size_t nbytes, Device device, void (*release)(void*), void* context)
+      : allocator_(nullptr), data_(data), nbytes_(nbytes), device_(device), release_(release), context_(context) {}
   ~StorageImpl() override {
-    if (data_) allocator_->deallocate(data_, device_);
+    if (release_) {
+      release_(context_);
+    } else if (data_) {
+      allocator_->deallocate(data_, device_);
+    }
   }
   void* data() const { return data_; }
   size_t nbytes() const { return nbytes_; }
@@ -26,6 +34,8 @@ class StorageImpl final : public intrusive_target {
   void* data_;
   size_t nbytes_;
   Device device_;
+  void (*release_)(void*) = nullptr;
+  void* context_ = nullptr;
 };
 
 using Storage = intrusive_ptr<StorageImpl>;

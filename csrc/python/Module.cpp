@@ -46,6 +46,42 @@ void add_methods(PyMethodDef* defs) {
 }
 
 // torchlite.tensor()'s copy from anything with the buffer protocol (NumPy arrays).
+namespace {
+
+// The dtype of a buffer's format character, or a TypeError naming it.
+ScalarType buffer_dtype(const Py_buffer& view) {
+  const char* fmt = view.format ? view.format : "B";
+  if (*fmt == '<' || *fmt == '=' || *fmt == '@' || *fmt == '|') ++fmt;
+  switch (*fmt) {
+    case '?': return ScalarType::Bool;
+    case 'b': return ScalarType::Int8;
+    case 'B': return ScalarType::UInt8;
+    case 'h': return ScalarType::Int16;
+    case 'i': return ScalarType::Int32;
+    case 'l':
+    case 'q': return view.itemsize == 8 ? ScalarType::Int64 : ScalarType::Int32;
+    case 'e': return ScalarType::Half;
+    case 'f': return ScalarType::Float;
+    case 'd': return ScalarType::Double;
+    default:
+      TL_CHECK_TYPE(false, "can't convert an array of format '", view.format ? view.format : "?",
+                    "' to a tensor: the supported types are bool, uint8, int8, int16, int32, int64, float16, "
+                    "float32 and float64");
+  }
+}
+
+// A Py_buffer kept alive by a tensor's storage; released with the GIL held.
+void release_buffer(void* context) {
+  auto* view = static_cast<Py_buffer*>(context);
+  PyGILState_STATE g = PyGILState_Ensure();
+  PyBuffer_Release(view);
+  PyGILState_Release(g);
+  delete view;
+}
+
+}  // namespace
+
+// A new tensor copied from an object with the buffer protocol.
 static PyObject* from_buffer(PyObject* obj) {
   Py_buffer view;
   if (PyObject_GetBuffer(obj, &view, PyBUF_RECORDS_RO) < 0) throw python_error();
@@ -53,25 +89,7 @@ static PyObject* from_buffer(PyObject* obj) {
     Py_buffer* v;
     ~Release() { PyBuffer_Release(v); }
   } release{&view};
-  const char* fmt = view.format ? view.format : "B";
-  if (*fmt == '<' || *fmt == '=' || *fmt == '@' || *fmt == '|') ++fmt;
-  ScalarType t;
-  switch (*fmt) {
-    case '?': t = ScalarType::Bool; break;
-    case 'b': t = ScalarType::Int8; break;
-    case 'B': t = ScalarType::UInt8; break;
-    case 'h': t = ScalarType::Int16; break;
-    case 'i': t = ScalarType::Int32; break;
-    case 'l':
-    case 'q': t = view.itemsize == 8 ? ScalarType::Int64 : ScalarType::Int32; break;
-    case 'e': t = ScalarType::Half; break;
-    case 'f': t = ScalarType::Float; break;
-    case 'd': t = ScalarType::Double; break;
-    default:
-      TL_CHECK_TYPE(false, "can't convert an array of format '", view.format ? view.format : "?",
-                    "' to a tensor: the supported types are bool, uint8, int8, int16, int32, int64, float16, "
-                    "float32 and float64");
-  }
+  ScalarType t = buffer_dtype(view);
   DimVector sizes, strides;
   for (int i = 0; i < view.ndim; ++i) {
     sizes.push_back(view.shape[i]);
@@ -94,6 +112,45 @@ static PyObject* from_buffer(PyObject* obj) {
     }
   }
   return wrap(out);
+}
+
+// A tensor sharing the memory of an object with the buffer protocol (torchlite.from_numpy).
+static PyObject* from_numpy(PyObject* obj) {
+  auto* view = new Py_buffer;
+  if (PyObject_GetBuffer(obj, view, PyBUF_RECORDS_RO) < 0) {
+    delete view;
+    throw python_error();
+  }
+  ScalarType t;
+  DimVector sizes, strides;
+  int64_t extent = 1;
+  bool empty = false;
+  try {
+    t = buffer_dtype(*view);
+    const char* fmt = view->format ? view->format : "B";
+    TL_CHECK_TYPE(*fmt != '>' && *fmt != '!', "from_numpy: given numpy array has byte order different from the "
+                  "native byte order. Conversion between byte orders is currently not supported.");
+    for (int i = 0; i < view->ndim; ++i) {
+      TL_CHECK_VALUE(view->strides[i] >= 0, "from_numpy: at least one stride in the given numpy array is negative, "
+                     "and tensors with negative strides are not currently supported. (You can probably work "
+                     "around this by making a copy of your array with array.copy().)");
+      TL_CHECK_VALUE(view->strides[i] % view->itemsize == 0, "from_numpy: given numpy array strides not a "
+                     "multiple of the element byte size. Copy the numpy array to reallocate the memory.");
+      sizes.push_back(view->shape[i]);
+      strides.push_back(view->strides[i] / view->itemsize);
+      if (view->shape[i] == 0) empty = true;
+      extent += (view->shape[i] - 1) * strides[i];
+    }
+  } catch (...) {
+    PyBuffer_Release(view);
+    delete view;
+    throw;
+  }
+  size_t nbytes = empty ? 0 : static_cast<size_t>(extent * view->itemsize);
+  Storage storage = intrusive_ptr<StorageImpl>::make(view->buf, nbytes, Device(), &release_buffer, view);
+  auto impl = intrusive_ptr<TensorImpl>::make(std::move(storage), t, Device());
+  impl->set_geometry(sizes.ref(), strides.ref(), 0);
+  return wrap(Tensor(std::move(impl)));
 }
 
 // set_num_threads(n) and friends take a Python int (not a bool, not a float),
@@ -157,6 +214,13 @@ PYBIND11_MODULE(_C, m) {
       throw py::error_already_set();
     }
   }, "A new tensor copied from an object with the buffer protocol (a NumPy array).");
+  m.def("_from_numpy", [](py::object obj) {
+    try {
+      return py::reinterpret_steal<py::object>(from_numpy(obj.ptr()));
+    } catch (const python_error&) {
+      throw py::error_already_set();
+    }
+  }, "A tensor sharing memory with an object with the buffer protocol (torchlite.from_numpy checks it is an ndarray).");
   m.def("_to_dtype", [](py::object t, py::object d) {
     TL_CHECK_TYPE(is_tensor(t.ptr()) && is_dtype(d.ptr()), "_to_dtype(tensor, dtype): expected a Tensor and a dtype");
     const Tensor& src = unwrap(t.ptr());

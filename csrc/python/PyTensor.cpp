@@ -226,7 +226,12 @@ static PyObject* m_is_view(PyObject* self, PyObject*) { return PyBool_FromLong(u
 static PyObject* size_or_stride(PyObject* self, PyObject* const* args, Py_ssize_t nargs, bool stride) {
   TL_PY_BEGIN
   const Tensor& t = unwrap(self);
-  if (nargs == 0 || args[0] == Py_None) return stride ? make_size(t.strides()) : make_size(t.sizes());
+  if (nargs == 0 || args[0] == Py_None) {
+    if (!stride) return make_size(t.sizes());
+    PyObject* tup = PyTuple_New(t.dim());  // strides are a plain tuple, as in PyTorch
+    for (int64_t i = 0; i < t.dim(); ++i) PyTuple_SET_ITEM(tup, i, PyLong_FromLongLong(t.strides()[i]));
+    return tup;
+  }
   TL_CHECK_TYPE(nargs == 1 && PyLong_Check(args[0]) && !PyBool_Check(args[0]), stride ? "stride" : "size",
                 "() takes an optional int dim");
   int64_t d = t.wrap_dim(PyLong_AsLongLong(args[0]));

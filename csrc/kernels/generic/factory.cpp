@@ -1,11 +1,65 @@
 // Device-generic factory kernels (dispatch: {any: ...}).
+#include <limits>
+
 #include "core/TensorFactory.h"
 #include "kernels/empty.h"
+#include "kernels/empty_like.h"
+#include "kernels/empty_strided.h"
 
 namespace torchlite {
 
 Tensor kernels::empty_any(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device) {
   return empty_tensor(size, dtype.value_or(default_dtype()), device.value_or(Device()));
+}
+
+Tensor kernels::empty_strided_any(IntArrayRef size, IntArrayRef stride, std::optional<ScalarType> dtype,
+                                  std::optional<Device> device) {
+  TL_CHECK(size.size() == stride.size(), "empty_strided: dimensionality of sizes (", size.size(),
+           ") must match dimensionality of strides (", stride.size(), ")");
+  check_sizes_nonnegative("empty_strided", size);
+  // The storage must hold element 1 + sum (size - 1) * stride; refuse what cannot be addressed.
+  bool ok = true;
+  int64_t extent = 1;
+  for (size_t i = 0; i < size.size() && ok; ++i) {
+    if (size[i] == 0) continue;
+    int64_t term;
+    ok = stride[i] >= 0 && !__builtin_mul_overflow(size[i] - 1, stride[i], &term) &&
+         !__builtin_add_overflow(extent, term, &extent);
+  }
+  TL_CHECK(ok, "empty_strided: Storage size calculation overflowed with sizes=", size, " and strides=", stride);
+  return empty_strided_tensor(size, stride, dtype.value_or(default_dtype()), device.value_or(Device()));
+}
+
+namespace {
+
+// Whether t's elements fill exactly numel slots of its storage with no two
+// sharing one (any dim order): then its strides can be copied.
+bool non_overlapping_and_dense(const Tensor& t) {
+  int64_t n = t.dim();
+  DimVector order;
+  for (int64_t d = 0; d < n; ++d)
+    if (t.size(d) != 1) order.push_back(d);
+  // Sort the dims by stride, innermost first (insertion sort: few dims).
+  for (size_t i = 1; i < order.size(); ++i)
+    for (size_t j = i; j > 0 && t.stride(order[j]) < t.stride(order[j - 1]); --j) std::swap(order[j], order[j - 1]);
+  int64_t expected = 1;
+  for (int64_t d : order) {
+    if (t.stride(d) != expected) return false;
+    expected *= t.size(d);
+  }
+  return true;
+}
+
+}  // namespace
+
+// PyTorch's preserve_format: a dense tensor lends its strides (a transposed
+// input gives a transposed result); anything else gives a contiguous one.
+Tensor kernels::empty_like_any(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  ScalarType t = dtype.value_or(self.scalar_type());
+  Device dev = device.value_or(self.device());
+  if (!self.is_contiguous() && self.numel() > 0 && non_overlapping_and_dense(self))
+    return empty_strided_tensor(self.sizes(), self.strides(), t, dev);
+  return empty_tensor(self.sizes(), t, dev);
 }
 
 }  // namespace torchlite
