@@ -313,3 +313,186 @@ def test_scatters_are_thread_count_independent():
                 np.testing.assert_array_equal(a.numpy(), b.numpy())
     finally:
         tl.set_num_threads(saved)
+
+
+# ------------------------------------------------------------------ Tensor.__getitem__ / __setitem__
+SHAPE = (3, 4, 5)
+
+
+def _random_key(rng):
+    """An index expression where PyTorch and NumPy agree: ints are not mixed with advanced indices (PyTorch
+    applies an int as a view first, NumPy broadcasts it with the arrays: tested apart below)."""
+    nd = len(SHAPE)
+    advanced = rng.random() < 0.5
+    n_items = int(rng.integers(1, nd + 1))
+    dims = list(range(nd))
+    items, np_items, used = [], [], 0
+    ellipsis_used = False
+    while used < n_items:
+        d = dims[used]
+        size = SHAPE[d]
+        r = rng.random()
+        if r < 0.12:
+            items.append(None)
+            np_items.append(None)
+            continue
+        if r < 0.2 and not ellipsis_used:
+            ellipsis_used = True
+            items.append(Ellipsis)
+            np_items.append(Ellipsis)
+            used = nd - (n_items - used) + 1 if n_items - used <= nd - used else used + 1
+            dims = list(range(nd))
+            continue
+        kind = rng.integers(0, 4) if advanced else rng.integers(0, 2)
+        if kind == 0:
+            start = None if rng.random() < 0.3 else int(rng.integers(-size - 2, size + 2))
+            stop = None if rng.random() < 0.3 else int(rng.integers(-size - 2, size + 2))
+            step = None if rng.random() < 0.4 else int(rng.integers(1, 4))
+            items.append(slice(start, stop, step))
+            np_items.append(slice(start, stop, step))
+        elif kind == 1 and not advanced:
+            i = int(rng.integers(-size, size))
+            items.append(i)
+            np_items.append(i)
+        elif kind == 1 or kind == 2:
+            shape = (int(rng.integers(1, 4)),) if rng.random() < 0.6 else (2, int(rng.integers(1, 3)))
+            idx = rng.integers(-size, size, size=shape)
+            items.append(idx.tolist() if idx.ndim == 1 and rng.random() < 0.5 else long(idx))
+            np_items.append(idx)
+        else:
+            mask = rng.random(size) < 0.5
+            items.append(tl.tensor(mask) if rng.random() < 0.7 else mask.tolist())
+            np_items.append(mask)
+        used += 1
+    return tuple(items), tuple(np_items)
+
+
+KEYS = [_random_key(np.random.default_rng(seed)) for seed in range(600)]
+
+
+def _broadcastable(np_key):
+    try:
+        np.arange(60).reshape(SHAPE)[np_key]
+        return True
+    except IndexError:
+        return False
+
+
+KEYS = [k for k in KEYS if _broadcastable(k[1])]
+
+
+@pytest.mark.parametrize("layout", ["contiguous", "transposed"])
+def test_getitem_matches_numpy(layout):
+    a = np.arange(60, dtype=np.float32).reshape(SHAPE)
+    x = tl.tensor(a)
+    if layout == "transposed":  # the same values, non-contiguous
+        x = tl.tensor(np.ascontiguousarray(a.transpose(2, 1, 0))).permute(2, 1, 0)
+        assert not x.is_contiguous()
+    assert len(KEYS) > 400
+    for key, np_key in KEYS:
+        expected = a[np_key]
+        r = x[key]
+        assert tuple(r.shape) == expected.shape, (key, tuple(r.shape), expected.shape)
+        np.testing.assert_array_equal(r.numpy(), expected, err_msg=repr(key))
+        basic = all(k is None or k is Ellipsis or isinstance(k, (int, slice)) for k in key)
+        if basic:  # a view: shares x's storage
+            assert r._base is (x if x._base is None else x._base), key
+        else:
+            assert r._base is None, key
+
+
+def test_setitem_matches_numpy():
+    rng = np.random.default_rng(5)
+    for key, np_key in KEYS:
+        a = np.arange(60, dtype=np.float32).reshape(SHAPE)
+        x = tl.tensor(a)
+        v0 = x._version
+        x[key] = -1.0
+        a[np_key] = -1.0
+        np.testing.assert_array_equal(x.numpy(), a, err_msg=repr(key))
+        assert x._version > v0
+        # a tensor value of the result's shape, where no position is written twice (the order of duplicate
+        # writes is not specified)
+        positions = np.arange(60).reshape(SHAPE)[np_key]
+        if positions.size == len(np.unique(positions)):
+            value = rng.integers(-9, 9, size=positions.shape).astype(np.float32)
+            x[key] = tl.tensor(value)
+            a[np_key] = value
+            np.testing.assert_array_equal(x.numpy(), a, err_msg=repr(key))
+
+
+def test_indexing_semantics_checked_with_pytorch():
+    a = np.arange(24).reshape(2, 3, 4)
+    x = tl.tensor(a)
+    assert x[[0.5]].shape == (1, 3, 4)  # a float list is read as int64
+    assert x[[]].shape == (0, 3, 4)
+    r = x[[[0, 1], [1, 0]]]  # a nested list is a tuple of indices (PyTorch, not NumPy)
+    assert r.shape == (2, 4) and r.tolist() == a[[0, 1], [1, 0]].tolist()
+    r = x[[0, slice(None)]]
+    assert r.shape == (3, 4) and r._base is x
+    assert x[True].shape == (1, 2, 3, 4) and x[False].shape == (0, 2, 3, 4)
+    assert x[None, True, 1].shape == (1, 1, 3, 4)
+    assert x[tl.tensor(True)].shape == (1, 2, 3, 4)
+    assert x[..., 0, ...].shape == (2, 3)
+    s = tl.tensor(5.0)
+    assert s[...].shape == () and s[...]._base is s and s[()].shape == () and s[None].shape == (1,)
+    # ints are views applied before the advanced indices: x[0, :, [0, 1]] is (3, 2) (NumPy gives (2, 3))
+    r = x[0, :, [0, 1]]
+    assert r.shape == (3, 2) and r.tolist() == a[0][:, [0, 1]].tolist()
+    m = np.ones((2, 3), dtype=bool)
+    m[0, 1] = False
+    assert x[tl.tensor(m), 0].tolist() == [0, 8, 12, 16, 20]
+    assert x[np.int64(1)]._base is x and x[tl.tensor(1)]._base is x
+    assert x[np.array([1, 0])].tolist() == a[[1, 0]].tolist()
+    assert x[(0, 1), ].shape == (2, 3, 4)
+    assert x[tl.tensor([1, 0], dtype=tl.int32), 1].tolist() == a[[1, 0], 1].tolist()
+    # setitem: leading size-1 dims of the value are dropped, values cast to x's dtype
+    y = x.clone()
+    y[0] = tl.ones(1, 1, 3, 4, dtype=tl.int64)
+    assert y[0].tolist() == [[1] * 4] * 3
+    y[[0, 1]] = tl.ones(1, 2, 3, 4, dtype=tl.int64) * 2
+    assert y.sum().item() == 48
+    y[0] = 2.7
+    assert y[0, 0].tolist() == [2, 2, 2, 2]
+    y[0] = tl.tensor([1.5, 2.5, 3.5, 4.5])
+    assert y[0].tolist() == [[1, 2, 3, 4]] * 3
+    y[y > 2] = 0
+    assert int(y.max().item() if hasattr(y, "max") else max(y.numpy().ravel())) <= 2
+    f = tl.zeros(2, 3)
+    f[f == 0] = tl.tensor(1.0, dtype=tl.float64)
+    assert f.tolist() == [[1.0] * 3] * 2
+    # writes through a basic index reach the base; through a view of a view too
+    base = tl.zeros(3, 4)
+    v = base[1:]
+    v[:, 1] = 5.0
+    v[0][2] = 7.0
+    assert base.tolist() == [[0, 0, 0, 0], [0, 5, 7, 0], [0, 5, 0, 0]]
+    assert v._base is base
+
+
+@pytest.mark.parametrize("code,exc,message", [
+    ("x[5]", IndexError, "index 5 is out of bounds for dimension 0 with size 2"),
+    ("x[-3]", IndexError, "index -3 is out of bounds for dimension 0 with size 2"),
+    ("x[0, 7]", IndexError, "index 7 is out of bounds for dimension 1 with size 3"),
+    ("x[tl.tensor(5)]", IndexError, "index 5 is out of bounds for dimension 0 with size 2"),
+    ("x[[0, 2]]", IndexError, "index 2 is out of bounds for dimension 0 with size 2"),
+    ("x[0, 0, 0, 0]", IndexError, "too many indices for tensor of dimension 3"),
+    ("tl.tensor(5.0)[0]", IndexError, "invalid index of a 0-dim tensor. Use `tensor.item()` in Python"),
+    ("x[::0]", ValueError, "slice step cannot be zero"),
+    ("x[::-1]", ValueError, "step must be greater than zero"),
+    ("x[1.5]", IndexError, "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are "
+                           "valid indices (got float)"),
+    ("x[2**70]", ValueError, "Overflow when unpacking long long"),
+    ("x[tl.tensor([0.5])]", IndexError, "tensors used as indices must be long, int, byte or bool tensors"),
+    ("x[tl.tensor([True, False, True])]", IndexError, "The shape of the mask [3] at index 0 does not match"),
+    ("x[[0, 1], [0, 1, 2]]", IndexError, "shape mismatch: indexing tensors could not be broadcast together with "
+                                         "shapes [2], [3]"),
+    ("x.__setitem__(0, [1, 2])", TypeError, "can't assign a list to a torchlite.LongTensor"),
+    ("x.__setitem__([0, 1], tl.ones(5, dtype=tl.int64))", RuntimeError,
+     "shape mismatch: value tensor of shape [5] cannot be broadcast to indexing result of shape [2, 3, 4]"),
+])
+def test_indexing_errors(code, exc, message):
+    x = tl.tensor(np.arange(24).reshape(2, 3, 4))
+    with pytest.raises(exc) as info:
+        eval(code, {"x": x, "tl": tl})
+    assert message in str(info.value)
