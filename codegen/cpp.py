@@ -15,6 +15,8 @@ DTYPE_CPP = {
 
 def param_type(t: Type) -> str:
     """The C++ type of a parameter of schema type t."""
+    if t.elem_optional:
+        return "ArrayRef<std::optional<Tensor>>"
     if t.is_list:
         base = {"Tensor": "ArrayRef<Tensor>", "int": "IntArrayRef", "float": "ArrayRef<double>",
                 "bool": "ArrayRef<bool>"}[t.base]

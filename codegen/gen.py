@@ -261,7 +261,7 @@ def _convert(kind: str, optional: bool, i: int, size: int = 0) -> str:
     fn = {
         "Tensor": "tensor", "Scalar": "scalar", "Int": "toint", "Float": "todouble", "Bool": "tobool",
         "String": "string", "ScalarType": "scalartype", "Device": "device", "IntList": "intlist",
-        "TensorList": "tensorlist", "FloatList": "floatlist", "BoolList": "boollist", "Generator": "generator",
+        "TensorList": "tensorlist", "OptTensorList": "opttensorlist", "FloatList": "floatlist", "BoolList": "boollist", "Generator": "generator",
     }[kind]
     extra = f", {size}" if kind == "IntList" else ""
     return f"p.{fn}{'_opt' if optional else ''}({i}{extra})"
@@ -348,10 +348,15 @@ def generate(yaml_path: str, out_dir: str, with_cuda_sources: bool = True) -> Wr
     groups: dict[str, list[OpCtx]] = {}
     for op in ops:
         groups.setdefault(op.name, []).append(op)
+    keys = {op.key for op in ops}
     for op in ops:
-        # The default overload's header (ops/sum.h) also brings in the other overloads.
+        # The default overload's header (ops/sum.h) also brings in the other overloads. When an overload of
+        # another name has that file name (scatter.reduce is ops/scatter_reduce.h, and scatter_reduce has
+        # only scatter_reduce.two), its header brings in the name's overloads instead.
         if op.key == op.name:
             op.siblings = [o.key for o in groups[op.name] if o is not op]
+        elif op.key in groups:
+            op.siblings = [o.key for o in groups[op.key]]
         w.write(f"ops/{op.key}.h", env.get_template("op.h.j2").render(op=op))
         w.write(f"ops/{op.key}.cpp", env.get_template("op.cpp.j2").render(op=op))
         w.write(f"kernels/{op.key}.h", env.get_template("kernels.h.j2").render(op=op))
@@ -362,7 +367,7 @@ def generate(yaml_path: str, out_dir: str, with_cuda_sources: bool = True) -> Wr
             w.write(f"kernels/{op.key}_cuda.cu", env.get_template("pointwise_cuda.cu.j2").render(op=op))
             cuda_sources.append(f"kernels/{op.key}_cuda.cu")
     for name, members in sorted(groups.items()):
-        if all(o.key != name for o in members):
+        if all(o.key != name for o in members) and name not in keys:
             w.write(f"ops/{name}.h", env.get_template("op_group.h.j2").render(name=name, ops=members))
     names = python_names(functions)
     by_op = {op.key: op for op in ops}

@@ -33,11 +33,14 @@ class Type:
     size: int | None = None  # int[2] -> 2
     optional: bool = False
     alias: str | None = None  # Tensor(a) -> "a"
+    elem_optional: bool = False  # Tensor?[]: a list whose items may be None
 
     _RE = re.compile(r"^(\w+)(\((\w)(!?)\))?(\[(\d*)\])?(\?)?$")
 
     @staticmethod
     def parse(text: str, arg: str) -> "Type":
+        if text == "Tensor?[]":  # index_put's indices: the only list of optionals
+            return Type("Tensor", is_list=True, elem_optional=True)
         m = Type._RE.match(text)
         if not m or m.group(1) not in BASE_TYPES:
             raise ValueError(f"unknown type '{text}' for '{arg}' (known: {', '.join(BASE_TYPES)}, "
@@ -59,6 +62,8 @@ class Type:
         s = self.base
         if self.alias:
             s += f"({self.alias})"
+        if self.elem_optional:
+            s += "?"
         if self.is_list:
             s += f"[{self.size or ''}]"
         if self.optional:
@@ -71,7 +76,7 @@ class Type:
 
     @property
     def without_alias(self) -> "Type":
-        return Type(self.base, self.is_list, self.size, self.optional, None)
+        return Type(self.base, self.is_list, self.size, self.optional, None, self.elem_optional)
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,8 @@ NUM_SHARDS = 8
 
 # Runtime parser kinds (csrc/python/ArgParser.h, enum class ArgKind).
 def arg_kind(t: Type) -> str:
+    if t.elem_optional:
+        return "OptTensorList"
     if t.is_list:
         return {"Tensor": "TensorList", "int": "IntList", "float": "FloatList", "bool": "BoolList"}[t.base]
     return {"Tensor": "Tensor", "Scalar": "Scalar", "int": "Int", "float": "Float", "bool": "Bool", "str": "String",
@@ -127,6 +129,8 @@ def allows_number(nf: NativeFunction, a: PyParam) -> bool:
 def pyi_type(t: Type, number_ok: bool = False) -> str:
     if t.is_list:
         inner = {"Tensor": "Tensor", "int": "int", "float": "float", "bool": "bool"}[t.base]
+        if t.elem_optional:
+            inner = "Tensor | None"
         base = f"Sequence[{inner}]" + (" | int" if t.base == "int" and t.size else "")
     else:
         base = {"Tensor": "Tensor", "Scalar": "Number", "int": "int", "float": "float", "bool": "bool",

@@ -514,3 +514,17 @@ def test_int_to_long_promotion_needs_self():
           meta: reduction
           dispatch: {cpu: foo_out_cpu}
         """, 2, "foo", "promotion int_to_long needs a Tensor argument named 'self'")
+
+
+def test_optional_tensor_list_type():
+    """Tensor?[] (index_put's indices): a list whose items may be None; no other T?[] exists."""
+    from codegen import cpp
+    from codegen.model import Type
+    from codegen.python_sig import arg_kind, pyi_type
+
+    t = Type.parse("Tensor?[]", "indices")
+    assert t.is_list and t.elem_optional and not t.optional and str(t) == "Tensor?[]"
+    assert cpp.param_type(t) == "ArrayRef<std::optional<Tensor>>"
+    assert arg_kind(t) == "OptTensorList" and pyi_type(t) == "Sequence[Tensor | None]"
+    with pytest.raises(ValueError, match="unknown type"):
+        Type.parse("int?[]", "x")

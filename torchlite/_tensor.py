@@ -151,6 +151,12 @@ class Tensor(_C.TensorBase):
     def cpu(self):
         return self.to("cpu")
 
+    def nonzero(self, *, as_tuple=False):
+        """The coordinates of the nonzero entries (see torchlite.nonzero)."""
+        if as_tuple:
+            return _C._functions.where(self)
+        return _C.TensorBase.nonzero(self)
+
     def zero_(self):
         """Fills the tensor with zeros, in place."""
         return self.fill_(0)

@@ -26,3 +26,15 @@ def broadcast_shapes(*shapes):
             a[i] = b[i] if a[i] == 1 else a[i]
         out = a
     return Size(out)
+
+
+def nonzero(input, *, out=None, as_tuple=False):
+    """The coordinates of the nonzero entries of `input`: an int64 (n, input.dim()) tensor, or with
+    as_tuple=True one 1-D tensor per dim (what torchlite.where(condition) returns)."""
+    if as_tuple:
+        if out is not None:
+            raise RuntimeError("nonzero does not support the out kwarg when as_tuple is True")
+        return _C._functions.where(input)
+    if out is None:
+        return _C._functions.nonzero(input)
+    return _C._functions.nonzero(input, out=out)

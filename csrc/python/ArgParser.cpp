@@ -54,6 +54,13 @@ static bool check_arg(const ArgSpec& a, PyObject* obj, bool numbers_as_tensors) 
       for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(obj); ++i)
         if (!is_tensor(PySequence_Fast_ITEMS(obj)[i])) return false;
       return true;
+    case ArgKind::OptTensorList:
+      if (!PyTuple_Check(obj) && !PyList_Check(obj)) return false;
+      for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(obj); ++i) {
+        PyObject* item = PySequence_Fast_ITEMS(obj)[i];
+        if (item != Py_None && !is_tensor(item)) return false;
+      }
+      return true;
     case ArgKind::FloatList:
     case ArgKind::BoolList: return PyTuple_Check(obj) || PyList_Check(obj);
   }
@@ -73,6 +80,7 @@ static const char* kind_name(ArgKind k) {
     case ArgKind::Generator: return "torchlite.Generator";
     case ArgKind::IntList: return "tuple of ints";
     case ArgKind::TensorList: return "tuple of Tensors";
+    case ArgKind::OptTensorList: return "tuple of Tensors or None";
     case ArgKind::FloatList: return "tuple of floats";
     case ArgKind::BoolList: return "tuple of bools";
   }
@@ -291,6 +299,18 @@ ArrayRef<Tensor> ParsedArgs::tensorlist(int i) {
   v.reserve(static_cast<size_t>(n));
   for (Py_ssize_t k = 0; k < n; ++k) v.push_back(unwrap(items[k]));
   return ArrayRef<Tensor>(v);
+}
+
+ArrayRef<std::optional<Tensor>> ParsedArgs::opttensorlist(int i) {
+  std::vector<std::optional<Tensor>>& v = opt_tensor_list;
+  PyObject* o = obj[i];
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
+  PyObject** items = PySequence_Fast_ITEMS(o);
+  v.clear();
+  v.reserve(static_cast<size_t>(n));
+  for (Py_ssize_t k = 0; k < n; ++k)
+    v.push_back(items[k] == Py_None ? std::nullopt : std::optional<Tensor>(unwrap(items[k])));
+  return ArrayRef<std::optional<Tensor>>(v);
 }
 
 IntArrayRef ParsedArgs::intlist(int i, int size) {

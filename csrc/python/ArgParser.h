@@ -18,7 +18,7 @@ namespace torchlite::python {
 
 enum class ArgKind : uint8_t {
   Tensor, Scalar, Int, Float, Bool, String, ScalarType, Device, Generator,
-  IntList, TensorList, FloatList, BoolList,
+  IntList, TensorList, OptTensorList, FloatList, BoolList,
 };
 
 struct ArgSpec {
@@ -71,6 +71,8 @@ struct ParsedArgs {
   std::vector<Tensor> tensor_lists[2];
   int ntensor_lists = 0;
   ArrayRef<Tensor> tensorlist(int i);  // a tuple or list of tensors
+  std::vector<std::optional<Tensor>> opt_tensor_list;
+  ArrayRef<std::optional<Tensor>> opttensorlist(int i);  // a tuple or list of tensors and Nones (Tensor?[])
   std::optional<Generator> generator_opt(int i);
   IntArrayRef intlist(int i, int size);  // size: N of int[N], for a bare int
   std::optional<IntArrayRef> intlist_opt(int i, int size) {

@@ -7,6 +7,7 @@
 #include "core/TensorFactory.h"
 #include "python/ArgParser.h"
 #include "python/Errors.h"
+#include "python/PyIndexing.h"
 
 namespace torchlite::python {
 
@@ -439,6 +440,7 @@ void init_tensor_type(PyObject* module) {
   type.tp_getset = tensor_getset;
   type.tp_methods = tensor_methods;
   type.tp_as_number = &tensor_as_number;
+  type.tp_as_mapping = tensor_mapping_methods();
   type.tp_richcompare = tensor_richcompare;
   type.tp_hash = PyBaseObject_Type.tp_hash;  // identity, also once __eq__ is bound
   if (PyType_Ready(&type) < 0) throw python_error();

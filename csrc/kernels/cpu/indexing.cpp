@@ -1,0 +1,954 @@
+// The indexing ops on the CPU: their meta rules (checks with PyTorch's messages,
+// result shapes) and kernels. Every kernel is one walk (IndexWalk.h) over the
+// shape the op iterates, with the operands' strides laid out in that shape: the
+// indexed operand gets stride 0 along the indexed dim, and the index value times
+// its real stride is added per element. Index values are checked (and negative
+// ones wrapped where PyTorch wraps them) before anything is written.
+#include <cmath>
+#include <limits>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+#include "core/TensorFactory.h"
+#include "dispatch/Meta.h"
+#include "kernels/Convert.h"
+#include "kernels/ElementwiseIter.h"
+#include "kernels/_index.h"
+#include "kernels/cpu/IndexWalk.h"
+#include "kernels/gather.h"
+#include "kernels/index_add.h"
+#include "kernels/index_copy.h"
+#include "kernels/index_fill_int_Scalar.h"
+#include "kernels/index_fill_int_Tensor.h"
+#include "kernels/index_put.h"
+#include "kernels/index_select.h"
+#include "kernels/masked_fill_Scalar.h"
+#include "kernels/masked_fill_Tensor.h"
+#include "kernels/masked_scatter.h"
+#include "kernels/masked_select.h"
+#include "kernels/nonzero.h"
+#include "kernels/scatter_add.h"
+#include "kernels/scatter_reduce.h"
+#include "kernels/scatter_reduce_two.h"
+#include "kernels/scatter_src.h"
+#include "kernels/scatter_value.h"
+#include "kernels/scatter_value_reduce.h"
+#include "kernels/take.h"
+
+namespace torchlite {
+
+using namespace index_walk;
+
+namespace {
+
+TensorMeta meta_like(const Tensor& t, IntArrayRef sizes) {
+  TensorMeta m;
+  m.sizes.assign(sizes);
+  m.dtype = t.scalar_type();
+  m.device = t.device();
+  return m;
+}
+
+int64_t ndim_1d(const Tensor& t) { return t.dim() == 0 ? 1 : t.dim(); }
+
+bool is_int_index(const Tensor& t) {
+  return t.scalar_type() == ScalarType::Int64 || t.scalar_type() == ScalarType::Int32;
+}
+
+template <typename T>
+T scalar_as(const Scalar& s) {
+  if constexpr (std::is_same_v<T, bool>) {
+    return s.to_bool();
+  } else if constexpr (std::is_integral_v<T>) {
+    return s.is_floating_point() ? convert<T>(s.to_double()) : convert<T>(s.to_long());
+  } else {
+    return convert<T>(s.to_double());
+  }
+}
+
+template <typename T>
+bool nonzero_value(T v) {
+  return static_cast<opmath_t<T>>(v) != static_cast<opmath_t<T>>(0);
+}
+
+// A contiguous int64 copy of an int32/int64 index tensor, each value checked
+// against [0, n) after adding n to a negative one when `wrap`; fail(v) raises
+// the op's error for the first bad value in row-major order.
+template <typename Fail>
+Tensor checked_index(const Tensor& index, int64_t n, bool wrap, const Fail& fail) {
+  Tensor idx = empty_tensor(index.sizes(), ScalarType::Int64);
+  if (idx.numel() == 0) return idx;
+  copy_cast_cpu(idx, index);
+  int64_t* p = idx.data<int64_t>();
+  for (int64_t i = 0, e = idx.numel(); i < e; ++i) {
+    int64_t v = p[i];
+    if (wrap && v < 0) v += n;
+    if (v < 0 || v >= n) fail(p[i]);
+    p[i] = v;
+  }
+  return idx;
+}
+
+[[noreturn]] void out_of_bounds(ErrorKind kind, const char* prefix, int64_t v, int64_t dim, int64_t n) {
+  throw_error(kind, str(prefix, "index ", v, " is out of bounds for dimension ", dim, " with size ", n));
+}
+
+// Runs body(target) on `out` when it has dtype t (and is contiguous, if asked), else on a fresh tensor
+// that is then cast into out (an out= tensor of another dtype).
+template <typename F>
+void into(const Tensor& out, ScalarType t, bool need_contiguous, const F& body) {
+  if (out.scalar_type() == t && (!need_contiguous || out.is_contiguous())) {
+    body(out);
+    return;
+  }
+  Tensor tmp = empty_tensor(out.sizes(), t, out.device());
+  body(tmp);
+  copy_cast_cpu(out, tmp);
+}
+
+// Strides of t broadcast to `shape` (0 in the broadcast dims).
+DimVector expanded_strides(const Tensor& t, IntArrayRef shape) {
+  DimVector s(shape.size(), 0);
+  int64_t off = static_cast<int64_t>(shape.size()) - t.dim();
+  for (int64_t d = 0; d < t.dim(); ++d)
+    if (t.sizes()[d] != 1) s[off + d] = t.strides()[d];
+  return s;
+}
+
+// Strides of a 1-D index laid out along `dim` of an n-dim walk (0 elsewhere).
+DimVector along_dim(size_t n, int64_t dim) {
+  DimVector s(n, 0);
+  s[dim] = 1;
+  return s;
+}
+
+DimVector zeros_dims(size_t n) { return DimVector(n, 0); }
+
+// out[i] = src[i + idx[i] * dim_stride] over a walk of (out, src with 0 along the dim, idx).
+void gather_walk(const Walk& w, const Tensor& out, const Tensor& src, const Tensor& idx, int64_t dim_stride,
+                 const char* op) {
+  dispatch_all(src.scalar_type(), op, [&](auto tag) {
+    using T = decltype(tag);
+    T* o = out.data<T>();
+    const T* s = src.data<T>();
+    const int64_t* ix = idx.data<int64_t>();
+    walk(w, /*parallel=*/true, [&](const int64_t* off, int64_t n, const int64_t* step) {
+      for (int64_t k = 0; k < n; ++k)
+        o[off[0] + k * step[0]] = s[off[1] + k * step[1] + ix[off[2] + k * step[2]] * dim_stride];
+    });
+  });
+}
+
+// ---------------------------------------------------------------- scatter family
+
+enum class Reduce { None, Sum, Prod, Mean, Max, Min };
+
+Reduce legacy_reduce(std::string_view r) {
+  if (r == "add") return Reduce::Sum;
+  if (r == "multiply") return Reduce::Prod;
+  TL_ERROR("reduce argument must be either add or multiply.");
+}
+
+Reduce two_reduce(std::string_view r) {
+  if (r == "sum") return Reduce::Sum;
+  if (r == "prod") return Reduce::Prod;
+  if (r == "mean") return Reduce::Mean;
+  if (r == "amax" || r == "max") return Reduce::Max;
+  if (r == "amin" || r == "min") return Reduce::Min;
+  TL_ERROR("reduce argument must be either sum, prod, mean, amax or amin, got ", r);
+}
+
+void check_scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor* src) {
+  int64_t d = wrap_dim(dim, ndim_1d(self));
+  if (index.numel() != 0) TL_CHECK(is_int_index(index), "scatter(): Expected dtype int32/int64 for index");
+  if (src) TL_CHECK(src->scalar_type() == self.scalar_type(), "scatter(): Expected self.dtype to be equal to src.dtype");
+  if (index.numel() == 0) return;
+  TL_CHECK(ndim_1d(index) == ndim_1d(self), "Index tensor must have the same number of dimensions as self tensor");
+  DimVector is = sizes_1d(index), ss = sizes_1d(self);
+  for (int64_t k = 0; k < static_cast<int64_t>(is.size()); ++k) {
+    bool bad = k != d && is[k] > ss[k];
+    if (src) bad = bad || is[k] > (src->dim() == 0 ? 1 : src->size(k));
+    if (bad) {
+      if (src)
+        TL_ERROR("Expected index ", index.sizes(), " to be no larger than self ", self.sizes(), " apart from dimension ",
+                 d, " and to be no larger size than src ", src->sizes());
+      TL_ERROR("Expected index ", index.sizes(), " to be no larger than self ", self.sizes(), " apart from dimension ",
+               d);
+    }
+  }
+}
+
+// self (copied into out) combined with src (or value) at the positions index gives along dim.
+void scatter_impl(const Tensor& self, int64_t dim, const Tensor& index, const Tensor* src, const Scalar* value,
+                  Reduce reduce, bool include_self, const Tensor& out, const char* op) {
+  ScalarType t = self.scalar_type();
+  if (reduce == Reduce::Mean && t == ScalarType::Bool) throw_dtype_not_implemented("scatter_reduce (mean)", t);
+  int64_t d = wrap_dim(dim, ndim_1d(self));
+  into(out, t, false, [&](const Tensor& o) {
+    if (!o.is_same(self)) copy_cast_cpu(o, self);
+    if (index.numel() == 0) return;
+    DimVector os = sizes_1d(o), ost = strides_1d(o);
+    int64_t n = os[d], odim = ost[d];
+    Tensor idx = checked_index(index, n, false, [&](int64_t v) { out_of_bounds(ErrorKind::Runtime, "", v, d, n); });
+    DimVector is = sizes_1d(idx), ist = contiguous_strides(is.ref());
+    ost[d] = 0;
+    DimVector srt = src ? strides_1d(*src) : zeros_dims(is.size());
+    Walk w = make_walk(is.ref(), {ost.ref(), srt.ref(), ist.ref()});
+    dispatch_all(t, op, [&](auto tag) {
+      using T = decltype(tag);
+      using op_t = opmath_t<T>;
+      T* po = o.data<T>();
+      const T* ps = src ? src->data<T>() : nullptr;
+      const T val = value ? scalar_as<T>(*value) : T();
+      const int64_t* ix = idx.data<int64_t>();
+      auto each = [&](const auto& combine) {
+        walk_scatter(w, d, [&](const int64_t* off, int64_t cnt, const int64_t* step) {
+          for (int64_t k = 0; k < cnt; ++k) {
+            T& dst = po[off[0] + k * step[0] + ix[off[2] + k * step[2]] * odim];
+            combine(dst, ps ? ps[off[1] + k * step[1]] : val);
+          }
+        });
+      };
+      if (!include_self) {
+        op_t init = op_t(0);
+        if (reduce == Reduce::Prod) init = op_t(1);
+        if constexpr (std::is_floating_point_v<op_t>) {
+          if (reduce == Reduce::Max) init = -std::numeric_limits<op_t>::infinity();
+          if (reduce == Reduce::Min) init = std::numeric_limits<op_t>::infinity();
+        } else {
+          if (reduce == Reduce::Max) init = std::numeric_limits<op_t>::lowest();
+          if (reduce == Reduce::Min) init = std::numeric_limits<op_t>::max();
+        }
+        const T first = convert<T>(init);
+        each([&](T& dst, T) { dst = first; });
+      }
+      switch (reduce) {
+        case Reduce::None: each([](T& dst, T v) { dst = v; }); break;
+        case Reduce::Sum:
+        case Reduce::Mean:
+          each([](T& dst, T v) { dst = convert<T>(static_cast<op_t>(dst) + static_cast<op_t>(v)); });
+          break;
+        case Reduce::Prod:
+          each([](T& dst, T v) { dst = convert<T>(static_cast<op_t>(dst) * static_cast<op_t>(v)); });
+          break;
+        case Reduce::Max:
+          each([](T& dst, T v) {
+            op_t a = static_cast<op_t>(dst), b = static_cast<op_t>(v);
+            dst = convert<T>((a != a || a > b) ? a : b);  // NaN propagates
+          });
+          break;
+        case Reduce::Min:
+          each([](T& dst, T v) {
+            op_t a = static_cast<op_t>(dst), b = static_cast<op_t>(v);
+            dst = convert<T>((a != a || a < b) ? a : b);
+          });
+          break;
+      }
+      if (reduce != Reduce::Mean) return;
+      // mean: divide each position by the number of values it received (plus one for self's own).
+      Tensor count = empty_tensor(os.ref(), ScalarType::Int64);
+      int64_t* pc = count.data<int64_t>();
+      for (int64_t i = 0; i < count.numel(); ++i) pc[i] = include_self ? 1 : 0;
+      DimVector cst = contiguous_strides(os.ref());
+      int64_t cdim = cst[d];
+      DimVector cit = cst;
+      cit[d] = 0;
+      Walk wc = make_walk(is.ref(), {cit.ref(), ist.ref()});
+      walk(wc, false, [&](const int64_t* off, int64_t cnt, const int64_t* step) {
+        for (int64_t k = 0; k < cnt; ++k) ++pc[off[0] + k * step[0] + ix[off[1] + k * step[1]] * cdim];
+      });
+      DimVector ofull = strides_1d(o);
+      Walk wd = make_walk(os.ref(), {ofull.ref(), cst.ref()});
+      walk(wd, true, [&](const int64_t* off, int64_t cnt, const int64_t* step) {
+        for (int64_t k = 0; k < cnt; ++k) {
+          int64_t c = pc[off[1] + k * step[1]];
+          if (c <= 1) continue;
+          T& dst = po[off[0] + k * step[0]];
+          if constexpr (std::is_integral_v<op_t>) {
+            int64_t a = static_cast<int64_t>(dst), q = a / c;
+            if (a % c != 0 && (a < 0) != (c < 0)) --q;  // floor division, as PyTorch's integer mean
+            dst = convert<T>(q);
+          } else {
+            dst = convert<T>(static_cast<op_t>(dst) / static_cast<op_t>(c));
+          }
+        }
+      });
+    });
+  });
+}
+
+// ---------------------------------------------------------------- index_add / index_copy / index_fill
+
+void check_index_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
+  int64_t d = wrap_dim(dim, ndim_1d(self));
+  TL_CHECK_INDEX(index.dim() <= 1, "index_add_(): Index is supposed to be a vector, but got dim: ", index.dim(),
+                 " with type: ", scalar_type_name(index.scalar_type()), " and size: ", index.sizes());
+  TL_CHECK(is_int_index(index), "index_add_(): Expected dtype int32/int64 for index but got: ",
+           scalar_type_name(index.scalar_type()));
+  TL_CHECK(self.scalar_type() == source.scalar_type(), "index_add_(): self (", scalar_type_name(self.scalar_type()),
+           ") and source (", scalar_type_name(source.scalar_type()), ") must have the same scalar type");
+  TL_CHECK(d == 0 || d < source.dim(), "index_add_(): Indexing dim ", d,
+           " is out of bounds of the source tensor with dim ", source.dim());
+  int64_t ns = source.dim() == 0 ? 1 : source.size(d);
+  TL_CHECK(index.numel() == ns, "index_add_(): Number of indices (", index.numel(),
+           ") should be equal to source.size(dim): (", ns, "), for dim: ", d);
+  // PyTorch compares the shapes without dim, or whole when either is 0-dim.
+  DimVector a(self.sizes()), b(source.sizes());
+  bool same = true;
+  if (self.dim() != 0 && source.dim() != 0) {
+    same = d < self.dim() && d < source.dim();
+    if (same) {
+      a.erase(d);
+      b.erase(d);
+    }
+  }
+  same = same && a.ref().equals(b.ref());
+  TL_CHECK(same, "source tensor shape must match self tensor shape, excluding the specified dimension. Got self.shape = ",
+           self.sizes(), " source.shape = ", source.sizes());
+}
+
+void check_index_copy(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
+  int64_t d = wrap_dim(dim, ndim_1d(self));
+  TL_CHECK_INDEX(index.dim() < 2, "index_copy_(): Index should have dimension 1 or 0 (got ", index.dim(), ")");
+  int64_t n = index.numel();
+  if (source.dim() == 0) {
+    TL_CHECK_INDEX(n == 1, "index_copy_(): When source is scalar, index should have one element (got ", n, ")");
+  } else if (source.dim() != self.dim() && self.dim() != 0) {
+    TL_CHECK_INDEX(false, "index_copy_(): When source and destination are not scalars, their dimensionality must "
+                   "match. Source dimensionality (", source.dim(), "), destination dimensionality (", self.dim(), ")");
+  }
+  TL_CHECK(index.scalar_type() == ScalarType::Int64, "index_copy_(): Expected a long tensor for index, but got ",
+           scalar_type_name(index.scalar_type()));
+  TL_CHECK(self.scalar_type() == source.scalar_type(),
+           "index_copy_(): self and source expected to have the same dtype, but got (self) ",
+           scalar_type_name(self.scalar_type()), " and (source) ", scalar_type_name(source.scalar_type()));
+  DimVector a, b;
+  for (int64_t k = 0; k < self.dim(); ++k)
+    if (k != d) a.push_back(self.sizes()[k]);
+  for (int64_t k = 0; k < source.dim(); ++k)
+    if (k != d) b.push_back(source.sizes()[k]);
+  if (!a.ref().equals(b.ref())) {
+    auto join = [](const DimVector& v) {
+      std::string s;
+      for (size_t k = 0; k < v.size(); ++k) s += (k ? " " : "") + std::to_string(v[k]);
+      return s;
+    };
+    TL_ERROR("index_copy_(): Source/destination tensor must have same slice shapes. Destination slice shape: ",
+             join(a), " at dimension ", d, " and source slice shape: ", join(b), " at dimension 0.");
+  }
+  TL_CHECK_INDEX(source.dim() == 0 || n == source.size(d), "index_copy_(): Number of indices (", n,
+                 ") should be equal to source.size(dim) (", source.dim() == 0 ? 1 : source.size(d), ")");
+}
+
+// out = self, then out[.., index[i], ..] (op)= source[.., i, ..] along dim, over source's shape.
+template <typename Combine>
+void index_source_impl(const Tensor& self, int64_t d, const Tensor& idx, const Tensor& source, const Tensor& out,
+                       const char* op, const Combine& make_combine) {
+  into(out, self.scalar_type(), false, [&](const Tensor& o) {
+    if (!o.is_same(self)) copy_cast_cpu(o, self);
+    if (idx.numel() == 0) return;
+    DimVector ss = sizes_1d(source), sst = strides_1d(source), ost = strides_1d(o);
+    int64_t odim = ost[d];
+    ost[d] = 0;
+    DimVector ist = along_dim(ss.size(), d);
+    Walk w = make_walk(ss.ref(), {ost.ref(), sst.ref(), ist.ref()});
+    dispatch_all(self.scalar_type(), op, [&](auto tag) {
+      using T = decltype(tag);
+      T* po = o.data<T>();
+      const T* ps = source.data<T>();
+      const int64_t* ix = idx.data<int64_t>();
+      auto combine = make_combine(T{});
+      walk_scatter(w, d, [&](const int64_t* off, int64_t cnt, const int64_t* step) {
+        for (int64_t k = 0; k < cnt; ++k)
+          combine(po[off[0] + k * step[0] + ix[off[2] + k * step[2]] * odim], ps[off[1] + k * step[1]]);
+      });
+    });
+  });
+}
+
+void check_index_fill(const Tensor& self, int64_t dim, const Tensor& index) {
+  wrap_dim(dim, ndim_1d(self));
+  TL_CHECK_INDEX(index.scalar_type() == ScalarType::Int64, "index_fill_(): Expected dtype int64 for index.");
+  TL_CHECK(index.dim() <= 1, "Index has to be a vector/scalar");
+}
+
+void index_fill_impl(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value, const Tensor& out) {
+  int64_t d = wrap_dim(dim, ndim_1d(self));
+  into(out, self.scalar_type(), false, [&](const Tensor& o) {
+    if (!o.is_same(self)) copy_cast_cpu(o, self);
+    DimVector os = sizes_1d(o), ost = strides_1d(o);
+    int64_t n = os[d], odim = ost[d];
+    Tensor idx = checked_index(index, n, true, [&](int64_t v) { out_of_bounds(ErrorKind::Index, "", v, d, n); });
+    os[d] = idx.numel();
+    ost[d] = 0;
+    DimVector ist = along_dim(os.size(), d);
+    Walk w = make_walk(os.ref(), {ost.ref(), ist.ref()});
+    dispatch_all(self.scalar_type(), "index_fill", [&](auto tag) {
+      using T = decltype(tag);
+      T* po = o.data<T>();
+      const T v = scalar_as<T>(value);
+      const int64_t* ix = idx.data<int64_t>();
+      walk(w, true, [&](const int64_t* off, int64_t cnt, const int64_t* step) {
+        for (int64_t k = 0; k < cnt; ++k) po[off[0] + k * step[0] + ix[off[1] + k * step[1]] * odim] = v;
+      });
+    });
+  });
+}
+
+// ---------------------------------------------------------------- nonzero and masks
+
+int64_t count_nonzero_cpu(const Tensor& t) {
+  int64_t c = 0;
+  DimVector s = sizes_1d(t), st = strides_1d(t);
+  Walk w = make_walk(s.ref(), {st.ref()});
+  dispatch_all(t.scalar_type(), "nonzero", [&](auto tag) {
+    using T = decltype(tag);
+    const T* p = t.data<T>();
+    walk(w, false, [&](const int64_t* off, int64_t n, const int64_t* step) {
+      for (int64_t k = 0; k < n; ++k) c += nonzero_value(p[off[0] + k * step[0]]);
+    });
+  });
+  return c;
+}
+
+// The coordinates of t's nonzero entries, in row-major order, into the (count, t.dim()) int64 array out.
+void nonzero_fill(const Tensor& t, int64_t* out) {
+  const int64_t nd = t.dim();
+  DimVector s = sizes_1d(t), st = strides_1d(t);
+  Walk w = make_walk(s.ref(), {st.ref()});
+  int64_t pos = 0;
+  dispatch_all(t.scalar_type(), "nonzero", [&](auto tag) {
+    using T = decltype(tag);
+    const T* p = t.data<T>();
+    walk(w, false, [&](const int64_t* off, int64_t n, const int64_t* step) {
+      for (int64_t k = 0; k < n; ++k, ++pos) {
+        if (!nonzero_value(p[off[0] + k * step[0]])) continue;
+        int64_t rem = pos;
+        for (int64_t j = nd - 1; j >= 0; --j) {
+          out[j] = rem % t.sizes()[j];
+          rem /= t.sizes()[j];
+        }
+        out += nd;
+      }
+    });
+  });
+}
+
+// ---------------------------------------------------------------- advanced indexing
+
+// self[indices] as a walk: the result's shape, self's strides laid out in it (0 in the dims the index
+// tensors broadcast to), and `lin`, the element offset into self each index position selects (over the
+// broadcast shape, laid out in the result by lin_strides).
+struct AdvancedIndex {
+  Tensor base;  // self, or a view of it with dims added for 0-dim bool indices
+  DimVector result;
+  DimVector src_strides;
+  DimVector lin_strides;
+  Tensor lin;
+};
+
+// With build=false only the checks and the result shape (bool masks are counted, not expanded).
+AdvancedIndex plan_index(const Tensor& self, ArrayRef<std::optional<Tensor>> indices, bool build) {
+  Tensor base = self;
+  // Each entry: an integer index for one dim (or none), after expanding bool masks.
+  std::vector<std::optional<Tensor>> idx;
+  std::vector<DimVector> shapes;  // the shapes that broadcast (a mask counts as its count)
+  int64_t consumed = 0;
+  for (const auto& entry : indices) {
+    if (!entry.has_value() || !entry->defined()) {
+      idx.emplace_back(std::nullopt);
+      ++consumed;
+      continue;
+    }
+    const Tensor& t = *entry;
+    ScalarType st = t.scalar_type();
+    if (st == ScalarType::Bool || st == ScalarType::UInt8) {
+      if (t.dim() == 0) {
+        // A 0-dim mask adds a dim of size 1, kept (True) or emptied (False).
+        DimVector s(base.sizes()), str(base.strides());
+        s.insert(consumed, 1);
+        str.insert(consumed, 1);
+        base = make_alias(base, s.ref(), str.ref(), base.storage_offset());
+        bool keep = item(t).to_bool();
+        Tensor k = empty_tensor(IntArrayRef(int64_t(keep ? 1 : 0)), ScalarType::Int64);
+        if (keep) k.data<int64_t>()[0] = 0;
+        idx.emplace_back(k);
+        shapes.push_back(DimVector{keep ? 1 : 0});
+        ++consumed;
+        continue;
+      }
+      for (int64_t j = 0; j < t.dim(); ++j) {
+        int64_t at = consumed + j;
+        TL_CHECK_INDEX(at < base.dim(), "too many indices for tensor of dimension ", self.dim(), " (got ",
+                       consumed + t.dim(), ")");
+        TL_CHECK_INDEX(t.sizes()[j] == base.sizes()[at], "The shape of the mask ", t.sizes(), " at index ", j,
+                       " does not match the shape of the indexed tensor ", base.sizes(), " at index ", at);
+      }
+      int64_t count = count_nonzero_cpu(t);
+      if (build) {
+        Tensor nz = empty_tensor(DimVector{count, t.dim()}.ref(), ScalarType::Int64);
+        if (count > 0) nonzero_fill(t, nz.data<int64_t>());
+        for (int64_t j = 0; j < t.dim(); ++j)
+          idx.emplace_back(make_alias(nz, IntArrayRef(count), IntArrayRef(t.dim()), nz.storage_offset() + j));
+      } else {
+        for (int64_t j = 0; j < t.dim(); ++j) idx.emplace_back(t);  // placeholders, shape from `shapes`
+      }
+      shapes.push_back(DimVector{count});
+      consumed += t.dim();
+      continue;
+    }
+    TL_CHECK_INDEX(st == ScalarType::Int64 || st == ScalarType::Int32,
+                   "tensors used as indices must be long, int, byte or bool tensors");
+    idx.emplace_back(t);
+    shapes.push_back(DimVector(t.sizes()));
+    ++consumed;
+  }
+  TL_CHECK_INDEX(consumed <= base.dim(), "too many indices for tensor of dimension ", base.dim(), " (got ", consumed,
+                 ")");
+  while (static_cast<int64_t>(idx.size()) < base.dim()) idx.emplace_back(std::nullopt);
+
+  // Broadcast the index shapes.
+  DimVector bshape;
+  for (const DimVector& s : shapes) {
+    size_t n = std::max(bshape.size(), s.size());
+    DimVector r(n);
+    bool ok = true;
+    for (size_t k = 0; k < n; ++k) {
+      int64_t a = k < n - bshape.size() ? 1 : bshape[k - (n - bshape.size())];
+      int64_t b = k < n - s.size() ? 1 : s[k - (n - s.size())];
+      ok = ok && (a == b || a == 1 || b == 1);
+      r[k] = a == 1 ? b : a;
+    }
+    if (!ok) {
+      std::string all;
+      for (size_t k = 0; k < shapes.size(); ++k) all += (k ? ", " : "") + to_string(shapes[k].ref());
+      TL_CHECK_INDEX(false, "shape mismatch: indexing tensors could not be broadcast together with shapes ", all);
+    }
+    bshape = r;
+  }
+
+  // Where the broadcast dims go: in place of the indexed dims when those are adjacent, else first.
+  const int64_t nd = base.dim();
+  int64_t first = -1, last = -1;
+  for (int64_t k = 0; k < nd; ++k) {
+    if (!idx[k].has_value()) continue;
+    if (first < 0) first = k;
+    last = k;
+  }
+  bool adjacent = true;
+  for (int64_t k = first; first >= 0 && k <= last; ++k) adjacent = adjacent && idx[k].has_value();
+  AdvancedIndex a;
+  a.base = base;
+  const int64_t nb = static_cast<int64_t>(bshape.size());
+  int64_t insert_at = (first >= 0 && adjacent) ? first : 0;
+  auto push_rest = [&](int64_t from, int64_t to) {
+    for (int64_t k = from; k < to; ++k) {
+      if (idx[k].has_value()) continue;
+      a.result.push_back(base.sizes()[k]);
+      a.src_strides.push_back(base.strides()[k]);
+      a.lin_strides.push_back(0);
+    }
+  };
+  DimVector bstrides = contiguous_strides(bshape.ref());
+  auto push_broadcast = [&]() {
+    for (int64_t k = 0; k < nb; ++k) {
+      a.result.push_back(bshape[k]);
+      a.src_strides.push_back(0);
+      a.lin_strides.push_back(bstrides[k]);
+    }
+  };
+  push_rest(0, insert_at);
+  push_broadcast();
+  push_rest(insert_at, nd);
+  if (!build) return a;
+
+  // lin = sum over indexed dims of (wrapped index) * stride.
+  a.lin = empty_tensor(bshape.ref(), ScalarType::Int64);
+  int64_t* pl = a.lin.data<int64_t>();
+  const int64_t nl = a.lin.numel();
+  for (int64_t i = 0; i < nl; ++i) pl[i] = 0;
+  for (int64_t k = 0; k < nd; ++k) {
+    if (!idx[k].has_value()) continue;
+    const Tensor& t = *idx[k];
+    DimVector es = expanded_strides(t, bshape.ref());
+    Tensor view = make_alias(t, bshape.ref(), es.ref(), t.storage_offset());
+    const int64_t n = base.sizes()[k], stride = base.strides()[k];
+    Tensor v = checked_index(view, n, true, [&](int64_t bad) { out_of_bounds(ErrorKind::Index, "", bad, k, n); });
+    const int64_t* pv = v.data<int64_t>();
+    for (int64_t i = 0; i < nl; ++i) pl[i] += pv[i] * stride;
+  }
+  return a;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- index_select
+
+TensorMeta meta::index_select_meta(const Tensor& self, int64_t dim, const Tensor& index) {
+  TL_CHECK_INDEX(index.dim() <= 1, "index_select(): Index is supposed to be a vector");
+  TL_CHECK(is_int_index(index), "index_select(): Expected dtype int32 or int64 for index");
+  int64_t d = wrap_dim(dim, ndim_1d(self));
+  if (self.dim() == 0) {
+    TL_CHECK(index.numel() == 1, "index_select(): Index to scalar can have only 1 value, got ", index.numel(),
+             " value(s)");
+    return meta_like(self, self.sizes());
+  }
+  DimVector s(self.sizes());
+  s[d] = index.numel();
+  return meta_like(self, s.ref());
+}
+
+void kernels::index_select_out_cpu(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& out) {
+  int64_t d = wrap_dim(dim, ndim_1d(self));
+  DimVector sst = strides_1d(self);
+  int64_t n = sizes_1d(self)[d], sdim = sst[d];
+  Tensor idx = checked_index(index, n, false, [](int64_t) { TL_CHECK_INDEX(false, "index out of range in self"); });
+  sst[d] = 0;
+  into(out, self.scalar_type(), false, [&](const Tensor& o) {
+    DimVector os = sizes_1d(o), ost = strides_1d(o);
+    DimVector ist = along_dim(os.size(), d);
+    Walk w = make_walk(os.ref(), {ost.ref(), sst.ref(), ist.ref()});
+    gather_walk(w, o, self, idx, sdim, "index_select");
+  });
+}
+
+// ---------------------------------------------------------------- gather
+
+TensorMeta meta::gather_meta(const Tensor& self, int64_t dim, const Tensor& index, bool /*sparse_grad*/) {
+  int64_t d = wrap_dim(dim, ndim_1d(self));
+  if (index.numel() != 0) {
+    TL_CHECK(is_int_index(index), "gather(): Expected dtype int32/int64 for index");
+    TL_CHECK(ndim_1d(index) == ndim_1d(self), "Index tensor must have the same number of dimensions as input tensor");
+    DimVector is = sizes_1d(index), ss = sizes_1d(self);
+    for (int64_t k = 0; k < static_cast<int64_t>(is.size()); ++k)
+      TL_CHECK(k == d || is[k] <= ss[k], "Size does not match at dimension ", k, " expected index ", index.sizes(),
+               " to be no larger than self ", self.sizes(), " apart from dimension ", d);
+  }
+  return meta_like(self, index.sizes());
+}
+
+void kernels::gather_out_cpu(const Tensor& self, int64_t dim, const Tensor& index, bool /*sparse_grad*/,
+                             const Tensor& out) {
+  if (index.numel() == 0) return;
+  int64_t d = wrap_dim(dim, ndim_1d(self));
+  DimVector sst = strides_1d(self);
+  int64_t n = sizes_1d(self)[d], sdim = sst[d];
+  Tensor idx = checked_index(index, n, false, [&](int64_t v) { out_of_bounds(ErrorKind::Runtime, "", v, d, n); });
+  sst[d] = 0;
+  into(out, self.scalar_type(), false, [&](const Tensor& o) {
+    DimVector is = sizes_1d(idx), ost = strides_1d(o), ist = contiguous_strides(is.ref());
+    Walk w = make_walk(is.ref(), {ost.ref(), sst.ref(), ist.ref()});
+    gather_walk(w, o, self, idx, sdim, "gather");
+  });
+}
+
+// ---------------------------------------------------------------- scatter
+
+TensorMeta meta::scatter_src_meta(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  check_scatter(self, dim, index, &src);
+  return meta_like(self, self.sizes());
+}
+TensorMeta meta::scatter_value_meta(const Tensor& self, int64_t dim, const Tensor& index, const Scalar&) {
+  check_scatter(self, dim, index, nullptr);
+  return meta_like(self, self.sizes());
+}
+TensorMeta meta::scatter_reduce_meta(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+                                     std::string_view reduce) {
+  check_scatter(self, dim, index, &src);
+  legacy_reduce(reduce);
+  return meta_like(self, self.sizes());
+}
+TensorMeta meta::scatter_value_reduce_meta(const Tensor& self, int64_t dim, const Tensor& index, const Scalar&,
+                                           std::string_view reduce) {
+  check_scatter(self, dim, index, nullptr);
+  legacy_reduce(reduce);
+  return meta_like(self, self.sizes());
+}
+TensorMeta meta::scatter_add_meta(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  check_scatter(self, dim, index, &src);
+  return meta_like(self, self.sizes());
+}
+TensorMeta meta::scatter_reduce_two_meta(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+                                         std::string_view reduce, bool) {
+  check_scatter(self, dim, index, &src);
+  two_reduce(reduce);
+  return meta_like(self, self.sizes());
+}
+
+void kernels::scatter_src_out_cpu(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+                                  const Tensor& out) {
+  scatter_impl(self, dim, index, &src, nullptr, Reduce::None, true, out, "scatter");
+}
+void kernels::scatter_value_out_cpu(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value,
+                                    const Tensor& out) {
+  scatter_impl(self, dim, index, nullptr, &value, Reduce::None, true, out, "scatter");
+}
+void kernels::scatter_reduce_out_cpu(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+                                     std::string_view reduce, const Tensor& out) {
+  scatter_impl(self, dim, index, &src, nullptr, legacy_reduce(reduce), true, out, "scatter");
+}
+void kernels::scatter_value_reduce_out_cpu(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value,
+                                           std::string_view reduce, const Tensor& out) {
+  scatter_impl(self, dim, index, nullptr, &value, legacy_reduce(reduce), true, out, "scatter");
+}
+void kernels::scatter_add_out_cpu(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+                                  const Tensor& out) {
+  scatter_impl(self, dim, index, &src, nullptr, Reduce::Sum, true, out, "scatter_add");
+}
+void kernels::scatter_reduce_two_out_cpu(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+                                         std::string_view reduce, bool include_self, const Tensor& out) {
+  scatter_impl(self, dim, index, &src, nullptr, two_reduce(reduce), include_self, out, "scatter_reduce");
+}
+
+// ---------------------------------------------------------------- index_add / index_copy / index_fill
+
+TensorMeta meta::index_add_meta(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
+                                const Scalar&) {
+  check_index_add(self, dim, index, source);
+  return meta_like(self, self.sizes());
+}
+
+void kernels::index_add_out_cpu(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
+                                const Scalar& alpha, const Tensor& out) {
+  int64_t d = wrap_dim(dim, ndim_1d(self));
+  int64_t n = sizes_1d(self)[d];
+  Tensor idx = checked_index(index, n, false, [&](int64_t v) { out_of_bounds(ErrorKind::Runtime, "", v, d, n); });
+  index_source_impl(self, d, idx, source, out, "index_add", [&](auto tag) {
+    using T = decltype(tag);
+    using op_t = opmath_t<T>;
+    const op_t a = scalar_as<op_t>(alpha);
+    return [a](T& dst, T v) { dst = convert<T>(static_cast<op_t>(dst) + a * static_cast<op_t>(v)); };
+  });
+}
+
+TensorMeta meta::index_copy_meta(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
+  check_index_copy(self, dim, index, source);
+  return meta_like(self, self.sizes());
+}
+
+void kernels::index_copy_out_cpu(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
+                                 const Tensor& out) {
+  int64_t d = wrap_dim(dim, ndim_1d(self));
+  int64_t n = sizes_1d(self)[d];
+  Tensor idx = checked_index(index, n, false,
+                             [&](int64_t v) { out_of_bounds(ErrorKind::Index, "index_copy_(): ", v, d, n); });
+  index_source_impl(self, d, idx, source, out, "index_copy", [](auto tag) {
+    using T = decltype(tag);
+    return [](T& dst, T v) { dst = v; };
+  });
+}
+
+TensorMeta meta::index_fill_int_Scalar_meta(const Tensor& self, int64_t dim, const Tensor& index, const Scalar&) {
+  check_index_fill(self, dim, index);
+  return meta_like(self, self.sizes());
+}
+TensorMeta meta::index_fill_int_Tensor_meta(const Tensor& self, int64_t dim, const Tensor& index, const Tensor&) {
+  check_index_fill(self, dim, index);
+  return meta_like(self, self.sizes());
+}
+void kernels::index_fill_int_Scalar_out_cpu(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value,
+                                            const Tensor& out) {
+  index_fill_impl(self, dim, index, value, out);
+}
+void kernels::index_fill_int_Tensor_out_cpu(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& value,
+                                            const Tensor& out) {
+  index_fill_impl(self, dim, index, item(value), out);
+}
+
+// ---------------------------------------------------------------- take
+
+TensorMeta meta::take_meta(const Tensor& self, const Tensor& index) {
+  TL_CHECK(index.scalar_type() == ScalarType::Int64, "take(): Expected a long tensor for index, but got ",
+           scalar_type_name(index.scalar_type()));
+  return meta_like(self, index.sizes());
+}
+
+void kernels::take_out_cpu(const Tensor& self, const Tensor& index, const Tensor& out) {
+  if (index.numel() == 0) return;
+  const int64_t n = self.numel();
+  TL_CHECK_INDEX(n > 0, "take(): tried to take from an empty tensor");
+  Tensor idx = checked_index(index, n, true, [&](int64_t v) {
+    TL_CHECK_INDEX(false, "out of range: tried to access index ", v, " on a tensor of ", n, " elements.");
+  });
+  Tensor flat = contiguous_as(self, self.scalar_type());
+  into(out, self.scalar_type(), false, [&](const Tensor& o) {
+    DimVector os = sizes_1d(o), ost = strides_1d(o), ist = contiguous_strides(os.ref());
+    DimVector zero = zeros_dims(os.size());
+    Walk w = make_walk(os.ref(), {ost.ref(), zero.ref(), ist.ref()});
+    gather_walk(w, o, flat, idx, 1, "take");
+  });
+}
+
+// ---------------------------------------------------------------- nonzero
+
+TensorMeta meta::nonzero_meta(const Tensor& self) {
+  TensorMeta m;
+  m.sizes = DimVector{count_nonzero_cpu(self), self.dim()};
+  m.dtype = ScalarType::Int64;
+  m.device = self.device();
+  return m;
+}
+
+void kernels::nonzero_out_cpu(const Tensor& self, const Tensor& out) {
+  into(out, ScalarType::Int64, true, [&](const Tensor& o) {
+    if (o.numel() > 0) nonzero_fill(self, o.data<int64_t>());
+  });
+}
+
+// ---------------------------------------------------------------- masked_fill / masked_select / masked_scatter
+
+namespace {
+void masked_fill_impl(const Tensor& self, const Tensor& mask, const Scalar& value, const Tensor& out) {
+  into(out, self.scalar_type(), false, [&](const Tensor& o) {
+    DimVector ost(o.strides()), sst = expanded_strides(self, o.sizes()), mst = expanded_strides(mask, o.sizes());
+    Walk w = make_walk(o.sizes(), {ost.ref(), sst.ref(), mst.ref()});
+    dispatch_all(self.scalar_type(), "masked_fill", [&](auto tag) {
+      using T = decltype(tag);
+      const T v = scalar_as<T>(value);
+      const T* ps = self.data<T>();
+      const bool* pm = mask.data<bool>();
+      T* po = o.data<T>();
+      walk(w, true, [&](const int64_t* off, int64_t n, const int64_t* step) {
+        for (int64_t k = 0; k < n; ++k)
+          po[off[0] + k * step[0]] = pm[off[2] + k * step[2]] ? v : ps[off[1] + k * step[1]];
+      });
+    });
+  });
+}
+}  // namespace
+
+TensorMeta meta::masked_fill_Scalar_meta(const Tensor& self, const Tensor& mask, const Scalar&) {
+  return meta_like(self, broadcast_shapes({&self, &mask}).ref());
+}
+TensorMeta meta::masked_fill_Tensor_meta(const Tensor& self, const Tensor& mask, const Tensor&) {
+  return meta_like(self, broadcast_shapes({&self, &mask}).ref());
+}
+void kernels::masked_fill_Scalar_out_cpu(const Tensor& self, const Tensor& mask, const Scalar& value,
+                                         const Tensor& out) {
+  masked_fill_impl(self, mask, value, out);
+}
+void kernels::masked_fill_Tensor_out_cpu(const Tensor& self, const Tensor& mask, const Tensor& value,
+                                         const Tensor& out) {
+  masked_fill_impl(self, mask, item(value), out);
+}
+
+TensorMeta meta::masked_select_meta(const Tensor& self, const Tensor& mask) {
+  TL_CHECK(mask.scalar_type() == ScalarType::Bool, "masked_select: expected BoolTensor for mask");
+  DimVector shape = broadcast_shapes({&self, &mask});
+  int64_t total = compute_numel(shape.ref());
+  int64_t count = total == 0 ? 0 : count_nonzero_cpu(mask) * (total / mask.numel());
+  return meta_like(self, DimVector{count}.ref());
+}
+
+void kernels::masked_select_out_cpu(const Tensor& self, const Tensor& mask, const Tensor& out) {
+  DimVector shape = broadcast_shapes({&self, &mask});
+  DimVector sst = expanded_strides(self, shape.ref()), mst = expanded_strides(mask, shape.ref());
+  Walk w = make_walk(shape.ref(), {sst.ref(), mst.ref()});
+  into(out, self.scalar_type(), true, [&](const Tensor& o) {
+    dispatch_all(self.scalar_type(), "masked_select", [&](auto tag) {
+      using T = decltype(tag);
+      const T* ps = self.data<T>();
+      const bool* pm = mask.data<bool>();
+      T* po = o.data<T>();
+      walk(w, false, [&](const int64_t* off, int64_t n, const int64_t* step) {
+        for (int64_t k = 0; k < n; ++k)
+          if (pm[off[1] + k * step[1]]) *po++ = ps[off[0] + k * step[0]];
+      });
+    });
+  });
+}
+
+TensorMeta meta::masked_scatter_meta(const Tensor& self, const Tensor& mask, const Tensor& source) {
+  TL_CHECK(mask.scalar_type() == ScalarType::Bool, "masked_scatter_ only supports boolean masks, but got mask with "
+           "dtype ", scalar_type_name(mask.scalar_type()));
+  TL_CHECK(self.scalar_type() == source.scalar_type(), "masked_scatter: expected self and source to have same dtypes "
+           "but got", scalar_type_name(self.scalar_type()), " and ", scalar_type_name(source.scalar_type()));
+  return meta_like(self, broadcast_shapes({&self, &mask}).ref());
+}
+
+void kernels::masked_scatter_out_cpu(const Tensor& self, const Tensor& mask, const Tensor& source,
+                                     const Tensor& out) {
+  into(out, self.scalar_type(), false, [&](const Tensor& o) {
+    DimVector shape = sizes_1d(o), ost = strides_1d(o);
+    DimVector mst = o.dim() == 0 ? DimVector{0} : expanded_strides(mask, o.sizes());
+    Walk w = make_walk(shape.ref(), {ost.ref(), mst.ref()});
+    const bool* pm = mask.data<bool>();
+    int64_t count = 0;
+    walk(w, false, [&](const int64_t* off, int64_t n, const int64_t* step) {
+      for (int64_t k = 0; k < n; ++k) count += pm[off[1] + k * step[1]];
+    });
+    TL_CHECK(count <= source.numel(), "Number of elements of source < number of ones in mask");
+    if (!o.is_same(self)) copy_cast_cpu(o, self);
+    Tensor src = contiguous_as(source, source.scalar_type());
+    dispatch_all(self.scalar_type(), "masked_scatter", [&](auto tag) {
+      using T = decltype(tag);
+      const T* ps = src.data<T>();
+      T* po = o.data<T>();
+      walk(w, false, [&](const int64_t* off, int64_t n, const int64_t* step) {
+        for (int64_t k = 0; k < n; ++k)
+          if (pm[off[1] + k * step[1]]) po[off[0] + k * step[0]] = *ps++;
+      });
+    });
+  });
+}
+
+// ---------------------------------------------------------------- _index / index_put
+
+TensorMeta meta::_index_meta(const Tensor& self, ArrayRef<std::optional<Tensor>> indices) {
+  return meta_like(self, plan_index(self, indices, /*build=*/false).result.ref());
+}
+
+void kernels::_index_out_cpu(const Tensor& self, ArrayRef<std::optional<Tensor>> indices, const Tensor& out) {
+  AdvancedIndex a = plan_index(self, indices, /*build=*/true);
+  into(out, self.scalar_type(), false, [&](const Tensor& o) {
+    DimVector ost = o.dim() == 0 ? DimVector{} : DimVector(o.strides());
+    Walk w = make_walk(a.result.ref(), {ost.ref(), a.src_strides.ref(), a.lin_strides.ref()});
+    gather_walk(w, o, a.base, a.lin, 1, "index");
+  });
+}
+
+TensorMeta meta::index_put_meta(const Tensor& self, ArrayRef<std::optional<Tensor>> indices, const Tensor& values,
+                                bool) {
+  TL_CHECK(values.scalar_type() == self.scalar_type(), "Index put requires the source and destination dtypes match, "
+           "got ", scalar_type_name(self.scalar_type()), " for the destination and ",
+           scalar_type_name(values.scalar_type()), " for the source.");
+  DimVector result = plan_index(self, indices, /*build=*/false).result;
+  bool ok = values.dim() <= static_cast<int64_t>(result.size());
+  for (int64_t k = 0; ok && k < values.dim(); ++k) {
+    int64_t v = values.sizes()[values.dim() - 1 - k], r = result[result.size() - 1 - k];
+    ok = v == r || v == 1;
+  }
+  TL_CHECK(ok, "shape mismatch: value tensor of shape ", values.sizes(),
+           " cannot be broadcast to indexing result of shape ", result.ref());
+  return meta_like(self, self.sizes());
+}
+
+void kernels::index_put_out_cpu(const Tensor& self, ArrayRef<std::optional<Tensor>> indices, const Tensor& values,
+                                bool accumulate, const Tensor& out) {
+  into(out, self.scalar_type(), false, [&](const Tensor& o) {
+    // Check every index before the first write.
+    AdvancedIndex a = plan_index(o, indices, /*build=*/true);
+    if (!o.is_same(self)) copy_cast_cpu(o, self);
+    DimVector vst = expanded_strides(values, a.result.ref());
+    Walk w = make_walk(a.result.ref(), {a.src_strides.ref(), vst.ref(), a.lin_strides.ref()});
+    dispatch_all(self.scalar_type(), "index_put", [&](auto tag) {
+      using T = decltype(tag);
+      using op_t = opmath_t<T>;
+      T* po = a.base.data<T>();
+      const T* pv = values.data<T>();
+      const int64_t* pl = a.lin.data<int64_t>();
+      // In order on one thread: duplicate indices write (or add) in a fixed order.
+      walk(w, false, [&](const int64_t* off, int64_t n, const int64_t* step) {
+        for (int64_t k = 0; k < n; ++k) {
+          T& dst = po[off[0] + k * step[0] + pl[off[2] + k * step[2]]];
+          T v = pv[off[1] + k * step[1]];
+          dst = accumulate ? convert<T>(static_cast<op_t>(dst) + static_cast<op_t>(v)) : v;
+        }
+      });
+    });
+  });
+}
+
+}  // namespace torchlite
