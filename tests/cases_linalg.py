@@ -1,4 +1,21 @@
 """Samples and error cases for linear algebra (matmul family, einsum, tensordot, kron, trace, tril/triu, diag); merged into tests/test_ops.py."""
+import numpy as np
+
+import torchlite as tl
+
+
+def _ints(shape, seed, noncontiguous=False, dtype=np.float32):
+    """float32 tensor of small integers: products and sums of them are exact, so the NumPy float64 reference
+    matches exactly. Transposed (a non-contiguous layout) when asked."""
+    rng = np.random.default_rng(seed)
+    if noncontiguous:
+        data = rng.integers(-4, 5, size=tuple(reversed(shape))).astype(dtype)
+        return tl.tensor(data).permute(*reversed(range(len(shape))))
+    return tl.tensor(rng.integers(-4, 5, size=shape).astype(dtype))
+
+
+def _matmul_ref(self, other):
+    return np.matmul(self, other)
 
 
 def samples(h):
@@ -9,9 +26,90 @@ def samples(h):
 def numpy_cases(h):
     """Full overload name -> (sample as in samples(), reference computing the result from the sample's
     arguments as float64 NumPy arrays); the sample also serves the variant tests."""
-    return {}
+    return {
+        "bmm": (lambda: {"self": _ints((3, 2, 4), 1), "mat2": _ints((3, 4, 5), 2, True)},
+                lambda self, mat2: self @ mat2),
+        "addmm": (lambda: {"self": _ints((2, 4), 3), "mat1": _ints((2, 3), 4, True), "mat2": _ints((3, 4), 5),
+                           "beta": 2, "alpha": -1.5},
+                  lambda self, mat1, mat2, beta, alpha: beta * self + alpha * (mat1 @ mat2)),
+        "baddbmm": (lambda: {"self": _ints((2, 3, 4), 6), "batch1": _ints((2, 3, 5), 7),
+                             "batch2": _ints((2, 5, 4), 8, True), "beta": 0.5, "alpha": 2},
+                    lambda self, batch1, batch2, beta, alpha: beta * self + alpha * (batch1 @ batch2)),
+        "addbmm": (lambda: {"self": _ints((3, 5), 9), "batch1": _ints((4, 3, 2), 10, True),
+                            "batch2": _ints((4, 2, 5), 11), "beta": -1, "alpha": 3},
+                   lambda self, batch1, batch2, beta, alpha: beta * self + alpha * (batch1 @ batch2).sum(0)),
+        "addmv": (lambda: {"self": _ints((3,), 12), "mat": _ints((3, 4), 13, True), "vec": _ints((4,), 14),
+                           "beta": 2, "alpha": 0.5},
+                  lambda self, mat, vec, beta, alpha: beta * self + alpha * (mat @ vec)),
+        "mv": (lambda: {"self": _ints((3, 4), 15), "vec": _ints((4,), 16)}, lambda self, vec: self @ vec),
+        "dot": (lambda: {"self": _ints((5,), 17), "tensor": _ints((5,), 18)},
+                lambda self, tensor: np.dot(self, tensor)),
+        "vdot": (lambda: {"self": _ints((5,), 19), "other": _ints((5,), 20)},
+                 lambda self, other: np.vdot(self, other)),
+        "outer": (lambda: {"self": _ints((3,), 21), "vec2": _ints((4,), 22)},
+                  lambda self, vec2: np.outer(self, vec2)),
+        "ger": (lambda: {"self": _ints((2,), 23), "vec2": _ints((3,), 24)}, lambda self, vec2: np.outer(self, vec2)),
+        "matmul": (lambda: {"self": _ints((2, 1, 3, 4), 25), "other": _ints((3, 4, 2), 26, True)}, _matmul_ref),
+    }
 
 
 # (code, exception type, substrings of the message), run in a subprocess with a = ones(2, 3),
 # i = tensor([1, 2, 3]), b = tensor([True, False]).
-ERRORS = []
+ERRORS = [
+    ("tl.mm(a, tl.ones(4, 5))", "RuntimeError", ["mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5)"]),
+    ("tl.matmul(tl.tensor(1.0), i)", "RuntimeError",
+     ["both arguments to matmul need to be at least 1D, but they are 0D and 1D"]),
+    ("tl.matmul(tl.ones(3), tl.ones(4))", "RuntimeError",
+     ["inconsistent tensor size, expected tensor [3] and src [4] to have the same number of elements, but got 3 and "
+      "4 elements respectively"]),
+    ("tl.matmul(a, tl.ones(4))", "RuntimeError", ["size mismatch, got input (2), mat (2x3), vec (4)"]),
+    ("tl.matmul(tl.ones(3), tl.ones(4, 2))", "RuntimeError", ["mat1 and mat2 shapes cannot be multiplied (1x3 and 4x2)"]),
+    ("tl.matmul(tl.ones(3, 2, 3), tl.ones(2, 3, 2))", "RuntimeError",
+     ["The size of tensor a (3) must match the size of tensor b (2) at non-singleton dimension 0"]),
+    ("tl.matmul(tl.ones(4), tl.ones(2, 3, 2))", "RuntimeError",
+     ["Expected size for first two dimensions of batch2 tensor to be: [2, 4] but got: [2, 3]."]),
+    ("tl.matmul(tl.ones(2, 2, 3), tl.ones(4))", "RuntimeError", ["size mismatch, got input (4), mat (4x3), vec (4)"]),
+    ("tl.matmul(a, a.double().t())", "RuntimeError", ["expected m1 and m2 to have the same dtype, but got: float != double"]),
+    ("tl.matmul(tl.ones(3), tl.ones(3, dtype=tl.float64))", "RuntimeError",
+     ["dot : expected both vectors to have same dtype, but found Float and Double"]),
+    ("tl.matmul(b, b)", "NotImplementedError", ["dot", "'Bool'"]),
+    ("a @ 2", "TypeError", ["unsupported operand type(s) for @"]),
+    ("2 @ a", "TypeError", ["unsupported operand type(s) for @"]),
+    ("tl.bmm(a, a)", "RuntimeError", ["batch1 must be a 3D tensor"]),
+    ("tl.bmm(tl.ones(2, 2, 3), tl.ones(3, 3, 2))", "RuntimeError",
+     ["Expected size for first two dimensions of batch2 tensor to be: [2, 3] but got: [3, 3]."]),
+    ("tl.bmm(tl.ones(2, 2, 3), tl.ones(2, 3, 2, dtype=tl.int32))", "RuntimeError",
+     ["expected scalar type Float but found Int"]),
+    ("tl.bmm(tl.ones(1, 2, 2, dtype=tl.bool), tl.ones(1, 2, 2, dtype=tl.bool))", "NotImplementedError",
+     ["bmm", "'Bool'"]),
+    ("tl.addmm(tl.ones(3, 3), a, tl.ones(3, 2))", "RuntimeError",
+     ["The expanded size of the tensor (2) must match the existing size (3) at non-singleton dimension 1"]),
+    ("tl.addmm(tl.ones(2, 2), a, tl.ones(3, 2, dtype=tl.float64))", "RuntimeError",
+     ["self and mat2 must have the same dtype, but got Float and Double"]),
+    ("tl.addmm(tl.ones(2, 2), tl.ones(2, 3, dtype=tl.float64), tl.ones(3, 2))", "RuntimeError",
+     ["mat1 and mat2 must have the same dtype, but got Double and Float"]),
+    ("tl.addmm(tl.ones(2, 2), tl.ones(3), tl.ones(3, 2))", "RuntimeError", ["mat1 must be a matrix, got 1-D tensor"]),
+    ("tl.addmv(tl.ones(3), a, i.float())", "RuntimeError", ["size mismatch, got input (3), mat (2x3), vec (3)"]),
+    ("tl.addmv(tl.ones(2, 2), a, i.float())", "RuntimeError", ["vector + matrix @ vector expected, got 2, 2, 1"]),
+    ("tl.addmv(tl.ones(2), a, tl.ones(3, dtype=tl.float64))", "RuntimeError",
+     ["addmv input tensors must have the same dtype, but got Float, Float, and Double"]),
+    ("tl.addbmm(tl.ones(2, 2), tl.ones(2, 2, 3), tl.ones(3, 3, 2))", "RuntimeError",
+     ["batch1 and batch2 must have same number of batches, got 2 and 3"]),
+    ("tl.addbmm(tl.ones(2, 2), tl.ones(2, 2, 3), tl.ones(2, 4, 2))", "RuntimeError",
+     ["Incompatible matrix sizes for bmm (2x3 and 4x2)"]),
+    ("tl.addbmm(tl.ones(2, 2), a, tl.ones(3, 2))", "IndexError", ["Dimension out of range"]),
+    ("tl.baddbmm(tl.ones(2, 2, 2, dtype=tl.float64), tl.ones(2, 2, 3), tl.ones(2, 3, 2))", "RuntimeError",
+     ["Input dtypes must be the same, got: input double, batch1: float, batch2: float"]),
+    ("tl.baddbmm(tl.ones(2, 2, 3), tl.ones(2, 2, 3), tl.ones(2, 3, 2))", "RuntimeError",
+     ["The expanded size of the tensor (2) must match the existing size (3) at non-singleton dimension 2"]),
+    ("tl.dot(a, i)", "RuntimeError", ["1D tensors expected, but got 2D and 1D tensors"]),
+    ("tl.dot(i, i.float())", "RuntimeError", ["dot : expected both vectors to have same dtype, but found Long and Float"]),
+    ("tl.vdot(tl.ones(3), tl.ones(4))", "RuntimeError", ["inconsistent tensor size, expected tensor [3] and src [4]"]),
+    ("tl.dot(b, b)", "NotImplementedError", ["dot", "'Bool'"]),
+    ("tl.mv(a, tl.ones(4))", "RuntimeError", ["size mismatch, got input (2), mat (2x3), vec (4)"]),
+    ("tl.mv(a, tl.ones(3, 1))", "RuntimeError", ["vector + matrix @ vector expected, got 1, 2, 2"]),
+    ("tl.mv(a, tl.ones(3, dtype=tl.float64))", "RuntimeError",
+     ["addmv input tensors must have the same dtype, but got Double, Float, and Double"]),
+    ("tl.outer(a, i)", "RuntimeError", ["outer: Expected 1-D argument self, but got 2-D"]),
+    ("tl.ger(i, tl.tensor(1.0))", "RuntimeError", ["outer: Expected 1-D argument vec2, but got 0-D"]),
+]

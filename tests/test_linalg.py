@@ -1,0 +1,263 @@
+"""Linear algebra: matmul in every rank case, the BLAS and plain GEMM paths, addmm-style scaling, triangles and
+diagonals, einsum, tensordot, kron. References are NumPy float64; special values were checked against PyTorch 2.13."""
+import numpy as np
+import pytest
+
+import torchlite as tl
+
+FLOAT_TOL = {"float32": (2e-5, 2e-5), "float64": (1e-12, 1e-12), "float16": (1e-2, 2e-2), "bfloat16": (4e-2, 8e-2)}
+INT_DTYPES = ["uint8", "int8", "int16", "int32", "int64"]
+NP = {"uint8": np.uint8, "int8": np.int8, "int16": np.int16, "int32": np.int32, "int64": np.int64,
+      "float16": np.float16, "float32": np.float32, "float64": np.float64}
+
+
+def rand(shape, dtype="float32", seed=0, noncontiguous=False):
+    """A tensor of `shape`: uniform in [-1, 1) for floats, small integers otherwise; built transposed (same
+    shape, non-contiguous strides) when asked."""
+    rng = np.random.default_rng([seed, *shape])
+    build = tuple(reversed(shape)) if noncontiguous else tuple(shape)
+    if dtype in INT_DTYPES:
+        data = rng.integers(0 if dtype == "uint8" else -3, 4, size=build)
+    else:
+        data = rng.uniform(-1, 1, size=build)
+    if dtype == "bfloat16":
+        t = tl.tensor(data.tolist(), dtype=tl.bfloat16) if data.size else tl.empty(build, dtype=tl.bfloat16)
+    else:
+        t = tl.tensor(data.astype(NP[dtype]))
+    if noncontiguous and len(shape) > 1:
+        t = t.permute(*reversed(range(len(shape))))
+    return t
+
+
+def f64(t):
+    return np.array(t.tolist(), dtype=np.float64).reshape(tuple(t.shape))
+
+
+def check(actual, expected, dtype):
+    assert repr(actual.dtype) == f"torchlite.{dtype}", (actual.dtype, dtype)
+    assert tuple(actual.shape) == np.shape(expected), (tuple(actual.shape), np.shape(expected))
+    if dtype in INT_DTYPES:
+        np.testing.assert_array_equal(actual.numpy(), np.asarray(expected).astype(np.int64).astype(NP[dtype]))
+    else:
+        rtol, atol = FLOAT_TOL[dtype]
+        np.testing.assert_allclose(f64(actual), expected, rtol=rtol, atol=atol)
+
+
+# ------------------------------------------------------------------------------------------ matmul
+MATMUL_SHAPES = [
+    ((3,), (3,)),                 # dot
+    ((2, 3), (3,)),               # mv
+    ((3,), (3, 4)),               # vector @ matrix
+    ((2, 3), (3, 4)),             # mm
+    ((2, 5, 3), (3,)),            # folded into mv
+    ((2, 5, 3), (3, 4)),          # folded into mm
+    ((3,), (2, 3, 4)),            # 1-D @ batch
+    ((5, 3), (2, 3, 4)),          # 2-D @ batch (bmm with an expanded lhs)
+    ((2, 1, 5, 3), (4, 3, 2)),    # batch dims broadcast
+    ((2, 4, 3), (2, 3, 1)),       # batched
+    ((1, 2, 3), (6, 3, 2)),       # batch of 1 broadcast
+    ((0, 2, 3), (3,)),            # empty batch
+    ((3, 5, 0), (0, 0)),          # empty inner and outer dims
+    ((2, 0), (0, 3)),             # k = 0: zeros
+]
+
+
+@pytest.mark.parametrize("shapes", MATMUL_SHAPES, ids=[f"{a}@{b}" for a, b in MATMUL_SHAPES])
+@pytest.mark.parametrize("noncontiguous", [False, True], ids=["contiguous", "transposed"])
+def test_matmul_ranks(shapes, noncontiguous):
+    a = rand(shapes[0], "float32", 1, noncontiguous)
+    b = rand(shapes[1], "float32", 2, noncontiguous)
+    expected = np.matmul(f64(a), f64(b))
+    check(tl.matmul(a, b), expected, "float32")
+    check(a @ b, expected, "float32")
+    check(a.matmul(b), expected, "float32")
+    out = tl.empty(7)
+    assert tl.matmul(a, b, out=out) is out
+    check(out, expected, "float32")
+
+
+def test_matmul_permuted_batch_is_not_folded():
+    # A batch whose leading dims cannot be flattened without a copy goes the bmm way.
+    a = rand((3, 4, 5), "float64").permute(1, 0, 2)  # (4, 3, 5), non-foldable
+    b = rand((5, 2), "float64", 3)
+    check(tl.matmul(a, b), np.matmul(f64(a), f64(b)), "float64")
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float16", "bfloat16", *INT_DTYPES])
+def test_matmul_dtypes(dtype):
+    for sa, sb in [((3,), (3,)), ((2, 3), (3,)), ((2, 3), (3, 4)), ((2, 2, 3), (2, 3, 4))]:
+        a, b = rand(sa, dtype, 4), rand(sb, dtype, 5)
+        check(tl.matmul(a, b), np.matmul(f64(a), f64(b)), dtype)
+
+
+def test_matmul_bool_refused():
+    b = tl.tensor([[True, False], [False, True]])
+    for x, y in [(b, b), (b.select(0, 0), b.select(0, 0)), (b, b.select(0, 0)), (b.unsqueeze(0), b.unsqueeze(0))]:
+        with pytest.raises(NotImplementedError, match="'Bool'"):
+            tl.matmul(x, y)
+
+
+def test_integer_products_wrap():
+    # Values checked against torch.mm: int8 100*100*2 = 20000 wraps to 32; uint8 200*200*3 wraps to 192.
+    a = tl.full((1, 2), 100, dtype=tl.int8)
+    assert tl.mm(a, a.t()).tolist() == [[32]]
+    u = tl.full((1, 3), 200, dtype=tl.uint8)
+    assert tl.matmul(u, u.t()).tolist() == [[192]]
+
+
+def test_matmul_operator_forms():
+    a, b = rand((2, 3)), rand((3, 3), seed=1)
+    c = a
+    c @= b  # no in-place @ in PyTorch: rebinds c to a @ b
+    assert c is not a and tuple(a.shape) == (2, 3)
+    check(c, f64(a) @ f64(b), "float32")
+    with pytest.raises(TypeError, match="unsupported operand"):
+        a @ 2.0
+    with pytest.raises(TypeError, match="unsupported operand"):
+        [1.0, 2.0] @ a
+
+
+# ------------------------------------------------------------------------------------------ bmm
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16", *INT_DTYPES])
+@pytest.mark.parametrize("size", [(3, 2, 4, 5), (3, 20, 20, 20)], ids=["small", "blas"])
+def test_bmm(dtype, size):
+    bs, m, k, n = size
+    for nc in (False, True):
+        a, b = rand((bs, m, k), dtype, 6, nc), rand((bs, k, n), dtype, 7, nc)
+        expected = f64(a) @ f64(b)
+        if dtype in ("float16", "bfloat16"):
+            rtol, atol = FLOAT_TOL[dtype]
+            np.testing.assert_allclose(f64(tl.bmm(a, b)), expected, rtol=rtol, atol=atol * k / 4)
+        else:
+            check(tl.bmm(a, b), expected, dtype)
+        assert tl.bmm(a, b).is_contiguous()
+
+
+def test_bmm_expanded_and_strided_operands():
+    a = rand((1, 4, 5), "float64").expand(3, 4, 5)  # batch stride 0
+    b = tl._slice(rand((3, 10, 6), "float64", 1), 1, None, None, 2)   # row stride 12: a BLAS layout with ld = 12
+    c = rand((3, 6, 5), "float64", 2).transpose(1, 2)
+    ref = f64(a) @ f64(b)
+    check(tl.bmm(a, b), ref, "float64")
+    check(tl.bmm(b.transpose(1, 2), c), f64(b).transpose(0, 2, 1) @ f64(c), "float64")
+    x = tl._slice(rand((2, 3, 4), "float64", 3), 2, None, None, 2)      # column stride 2: copied
+    check(tl.bmm(x, rand((2, 2, 3), "float64", 4)), f64(x) @ f64(rand((2, 2, 3), "float64", 4)), "float64")
+
+
+def test_bmm_thread_count_independent():
+    a, b = rand((64, 5, 7), "float32", 8), rand((64, 7, 3), "float32", 9)
+    n = tl.get_num_threads()
+    try:
+        tl.set_num_threads(1)
+        one = tl.bmm(a, b).numpy()
+        tl.set_num_threads(2)
+        two = tl.bmm(a, b).numpy()
+    finally:
+        tl.set_num_threads(n)
+    np.testing.assert_array_equal(one, two)
+
+
+def test_bmm_out_and_empty():
+    a, b = rand((2, 3, 4)), rand((2, 4, 5), seed=1)
+    out = tl.empty((2, 5, 3)).transpose(1, 2)  # a non-contiguous out of the right shape
+    assert tl.bmm(a, b, out=out) is out
+    check(out, f64(a) @ f64(b), "float32")
+    assert tl.bmm(tl.ones(2, 3, 0), tl.ones(2, 0, 4)).tolist() == [[[0.0] * 4] * 3] * 2
+    assert tuple(tl.bmm(tl.ones(0, 3, 2), tl.ones(0, 2, 4)).shape) == (0, 3, 4)
+
+
+# ------------------------------------------------------------------------------------------ addmm family
+def test_addmm_broadcast_and_scalars():
+    s, m1, m2 = rand((4,)), rand((3, 5), seed=1, noncontiguous=True), rand((5, 4), seed=2)
+    ref = 0.5 * f64(s) + -2 * (f64(m1) @ f64(m2))
+    check(tl.addmm(s, m1, m2, beta=0.5, alpha=-2), ref, "float32")
+    check(s.addmm(m1, m2, beta=0.5, alpha=-2), ref, "float32")
+    check(tl.addmm(tl.tensor(1.5), m1, m2), 1.5 + f64(m1) @ f64(m2), "float32")
+
+
+def test_add_product_beta_zero_ignores_nan():
+    nan = float("nan")
+    check(tl.addmm(tl.full((2, 2), nan), tl.ones(2, 3), tl.ones(3, 2), beta=0), np.full((2, 2), 3.0), "float32")
+    check(tl.addmv(tl.full((2,), nan), tl.ones(2, 3), tl.ones(3), beta=0), np.full(2, 3.0), "float32")
+    check(tl.baddbmm(tl.full((2, 2, 2), nan), tl.ones(2, 2, 3), tl.ones(2, 3, 2), beta=0), np.full((2, 2, 2), 3.0),
+          "float32")
+    check(tl.addbmm(tl.full((2, 2), nan), tl.ones(2, 2, 3), tl.ones(2, 3, 2), beta=0), np.full((2, 2), 6.0),
+          "float32")
+    h = tl.full((2, 2), nan, dtype=tl.float16)
+    check(tl.addmm(h, tl.ones(2, 3, dtype=tl.float16), tl.ones(3, 2, dtype=tl.float16), beta=0), np.full((2, 2), 3.0),
+          "float16")
+    x = tl.full((2, 2), nan)
+    assert x.addmm_(tl.ones(2, 3), tl.ones(3, 2), beta=0) is x
+    check(x, np.full((2, 2), 3.0), "float32")
+
+
+def test_addmm_integer_scalars_truncate():
+    # torch.addmm(int32 ones, ..., beta=0.5, alpha=2.7) gives 6: beta casts to 0, alpha to 2.
+    one = lambda *s: tl.ones(*s, dtype=tl.int32)  # noqa: E731
+    check(tl.addmm(one(2, 2), one(2, 3), one(3, 2), beta=0.5, alpha=2.7), np.full((2, 2), 6), "int32")
+    i64 = lambda *s: tl.full(s, 3, dtype=tl.int64)  # noqa: E731
+    check(tl.addmm(i64(2, 2), i64(2, 3), i64(3, 2), beta=2, alpha=-1), np.full((2, 2), -21), "int64")
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "int64", "int8"])
+def test_add_products_dtypes(dtype):
+    s, b1, b2 = rand((3, 1, 4), dtype, 1), rand((3, 2, 5), dtype, 2), rand((3, 5, 4), dtype, 3, True)
+    p = f64(b1) @ f64(b2)
+    check(tl.baddbmm(s, b1, b2, beta=2, alpha=3), 2 * f64(s) + 3 * p, dtype)
+    s00 = s.select(0, 0).select(0, 0)
+    check(tl.addbmm(s00, b1, b2, alpha=2), f64(s00) + 2 * p.sum(0), dtype)
+    check(tl.addmm(s.select(0, 0), b1.select(0, 0), b2.select(0, 0), beta=-1), -f64(s.select(0, 0)) + p[0], dtype)
+    v = s00.narrow(0, 0, 2)
+    check(tl.addmv(v, b1.select(0, 0), b2.select(0, 0).select(1, 0)), f64(v) + p[0, :, 0], dtype)
+
+
+def test_add_products_in_place_and_out():
+    s = rand((4, 3), "float64", 1, noncontiguous=True)
+    m1, m2 = rand((4, 2), "float64", 2), rand((2, 3), "float64", 3)
+    ref = 2 * f64(s) + f64(m1) @ f64(m2)
+    assert s.addmm_(m1, m2, beta=2) is s
+    check(s, ref, "float64")
+    out = tl.empty(1, dtype=tl.float64)
+    assert tl.addmm(s, m1, m2, out=out) is out
+    check(out, f64(s) + f64(m1) @ f64(m2), "float64")
+    v = rand((4,), "float64", 4)
+    ref = f64(v) + f64(m1) @ f64(m2)[:, 0]
+    assert v.addmv_(m1, m2.select(1, 0)) is v
+    check(v, ref, "float64")
+    b = rand((2, 4, 3), "float64", 5)
+    w = rand((3, 3), "float64", 7)
+    ref = f64(b) - f64(b) @ f64(w)
+    assert b.baddbmm_(b, w.expand(2, 3, 3), alpha=-1) is b  # self is also batch1
+    check(b, ref, "float64")
+    m = rand((4, 3), "float64", 6)
+    ref = f64(m) + (f64(b) @ np.ones((2, 3, 3))).sum(0)
+    assert m.addbmm_(b, tl.ones(2, 3, 3, dtype=tl.float64)) is m
+    check(m, ref, "float64")
+
+
+# ------------------------------------------------------------------------------------------ vectors
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "int32", "uint8"])
+def test_vector_products(dtype):
+    x, y = rand((5,), dtype, 1), rand((5,), dtype, 2)
+    m = rand((3, 5), dtype, 3, True)
+    check(tl.dot(x, y), np.dot(f64(x), f64(y)), dtype)
+    check(tl.vdot(x, y), np.dot(f64(x), f64(y)), dtype)
+    check(x.dot(y), np.dot(f64(x), f64(y)), dtype)
+    check(tl.mv(m, x), f64(m) @ f64(x), dtype)
+    check(tl.outer(x, y.narrow(0, 0, 3)), np.outer(f64(x), f64(y.narrow(0, 0, 3))), dtype)
+    check(tl.ger(x, y.narrow(0, 0, 3)), np.outer(f64(x), f64(y.narrow(0, 0, 3))), dtype)
+
+
+def test_outer_promotes_and_takes_bool():
+    # torch.outer(float32, int32) is float32, (float32, float64) float64; bool x bool is bool.
+    r = tl.outer(tl.ones(3), tl.tensor([1, 2], dtype=tl.int32))
+    assert r.dtype == tl.float32 and r.tolist() == [[1.0, 2.0]] * 3
+    assert tl.outer(tl.ones(2), tl.ones(2, dtype=tl.float64)).dtype == tl.float64
+    b = tl.tensor([True, False])
+    assert tl.outer(b, b).tolist() == [[True, False], [False, False]]
+
+
+def test_dot_empty_and_out():
+    assert tl.dot(tl.ones(0), tl.ones(0)).item() == 0.0
+    out = tl.empty(3)
+    assert tl.dot(tl.ones(3), tl.ones(3), out=out) is out and tuple(out.shape) == () and out.item() == 3.0
