@@ -18,6 +18,18 @@ def _matmul_ref(self, other):
     return np.matmul(self, other)
 
 
+def _diag_embed_ref(self, offset, dim1, dim2):
+    """Zeros with self's last dim on the offset diagonal of the new dims (dim1, dim2), as PyTorch lays it out."""
+    n = abs(offset) + self.shape[-1]
+    out = np.zeros(self.shape[:-1] + (n, n))
+    idx = np.arange(self.shape[-1])
+    rows, cols = (idx, idx + offset) if offset >= 0 else (idx - offset, idx)
+    out[..., rows, cols] = self
+    nd = self.ndim + 1
+    d1, d2 = dim1 % nd, dim2 % nd
+    return np.moveaxis(out, (-2, -1), (d1, d2))
+
+
 def samples(h):
     """Full overload name -> a function returning a sample call's arguments by name."""
     return {}
@@ -50,6 +62,12 @@ def numpy_cases(h):
                   lambda self, vec2: np.outer(self, vec2)),
         "ger": (lambda: {"self": _ints((2,), 23), "vec2": _ints((3,), 24)}, lambda self, vec2: np.outer(self, vec2)),
         "matmul": (lambda: {"self": _ints((2, 1, 3, 4), 25), "other": _ints((3, 4, 2), 26, True)}, _matmul_ref),
+        "tril": (lambda: {"self": _ints((2, 3, 4), 27, True), "diagonal": -1},
+                 lambda self, diagonal: np.tril(self, diagonal)),
+        "triu": (lambda: {"self": _ints((4, 3), 28), "diagonal": 1}, lambda self, diagonal: np.triu(self, diagonal)),
+        "diag_embed": (lambda: {"self": _ints((2, 3), 29), "offset": -1, "dim1": 0, "dim2": 2}, _diag_embed_ref),
+        "diag": (lambda: {"self": _ints((3,), 30), "diagonal": 2}, lambda self, diagonal: np.diag(self, diagonal)),
+        "trace": (lambda: {"self": _ints((3, 4), 31, True)}, lambda self: np.trace(self)),
     }
 
 
@@ -112,4 +130,15 @@ ERRORS = [
      ["addmv input tensors must have the same dtype, but got Double, Float, and Double"]),
     ("tl.outer(a, i)", "RuntimeError", ["outer: Expected 1-D argument self, but got 2-D"]),
     ("tl.ger(i, tl.tensor(1.0))", "RuntimeError", ["outer: Expected 1-D argument vec2, but got 0-D"]),
+    ("tl.tril(i)", "RuntimeError", ["tril: input tensor must have at least 2 dimensions"]),
+    ("tl.tensor(1.0).triu_()", "RuntimeError", ["triu: input tensor must have at least 2 dimensions"]),
+    ("tl.diag(tl.ones(2, 2, 2))", "RuntimeError", ["diag(): Supports 1D or 2D tensors. Got 3D"]),
+    ("tl.diag(tl.tensor(1.0))", "RuntimeError", ["diag(): Supports 1D or 2D tensors. Got 0D"]),
+    ("tl.diag_embed(i, 0, 0, 0)", "RuntimeError", ["diagonal dimensions cannot be identical 0, 0"]),
+    ("tl.diag_embed(i, 0, -2, 0)", "RuntimeError", ["diagonal dimensions cannot be identical -2, 0"]),
+    ("tl.diag_embed(i, 0, 0, 3)", "IndexError", ["Dimension out of range (expected to be in range of [-2, 1], but got 3)"]),
+    ("tl.diag_embed(tl.tensor(1.0))", "IndexError",
+     ["Dimension out of range (expected to be in range of [-1, 0], but got -2)"]),
+    ("tl.trace(i)", "RuntimeError", ["trace: expected a matrix, but got tensor with dim 1"]),
+    ("tl.trace(tl.ones(2, 2, dtype=tl.bool))", "NotImplementedError", ["trace", "'Bool'"]),
 ]

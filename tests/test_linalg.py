@@ -261,3 +261,88 @@ def test_dot_empty_and_out():
     assert tl.dot(tl.ones(0), tl.ones(0)).item() == 0.0
     out = tl.empty(3)
     assert tl.dot(tl.ones(3), tl.ones(3), out=out) is out and tuple(out.shape) == () and out.item() == 3.0
+
+
+# ------------------------------------------------------------------------------------------ triangles, diagonals
+ALL_DTYPES = ["bool", *INT_DTYPES, "float16", "bfloat16", "float32", "float64"]
+
+
+def typed(shape, dtype, seed=0, noncontiguous=False):
+    if dtype == "bool":
+        rng = np.random.default_rng(seed)
+        build = tuple(reversed(shape)) if noncontiguous else shape
+        t = tl.tensor(rng.integers(0, 2, size=build).astype(np.bool_))
+        return t.permute(*reversed(range(len(shape)))) if noncontiguous else t
+    return rand(shape, dtype, seed, noncontiguous)
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES)
+def test_tril_triu_dtypes(dtype):
+    x = typed((2, 4, 5), dtype, 1, noncontiguous=True)
+    for k in (-5, -1, 0, 2, 7):
+        for fn, ref in ((tl.tril, np.tril), (tl.triu, np.triu)):
+            r = fn(x, k)
+            assert r.dtype == x.dtype and r.is_contiguous()
+            np.testing.assert_array_equal(f64(r), ref(f64(x), k))
+    y = typed((2, 4, 5), dtype, 2, noncontiguous=True)
+    expected = np.triu(f64(y), -1)
+    assert y.triu_(-1) is y and not y.is_contiguous()
+    np.testing.assert_array_equal(f64(y), expected)
+
+
+def test_tril_triu_shapes_and_out():
+    x = rand((3, 2), "float64")
+    np.testing.assert_array_equal(f64(x.tril()), np.tril(f64(x)))
+    assert tuple(tl.tril(tl.ones(0, 3)).shape) == (0, 3) and tuple(tl.triu(tl.ones(2, 0, 3)).shape) == (2, 0, 3)
+    out = tl.empty(1)
+    assert tl.triu(tl.ones(3, 3), 1, out=out) is out
+    np.testing.assert_array_equal(out.numpy(), np.triu(np.ones((3, 3)), 1))
+    w = rand((5, 6), "float32", 3)
+    v = tl._slice(w, 1, None, None, 2)  # a strided in-place target: the base changes only in the view
+    before = f64(w)
+    v.tril_()
+    expected = before.copy()
+    expected[:, ::2] = np.tril(before[:, ::2])
+    np.testing.assert_array_equal(f64(w), expected)
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES)
+def test_diag_dtypes(dtype):
+    v = typed((4,), dtype, 1)
+    m = typed((3, 5), dtype, 2, noncontiguous=True)
+    for k in (-6, -2, 0, 1, 5):
+        r = tl.diag(v, k)
+        assert r.dtype == v.dtype
+        np.testing.assert_array_equal(f64(r), np.diag(f64(v), k))
+        d = tl.diag(m, k)
+        assert d.dtype == m.dtype and d._base is None  # a copy, not a view
+        np.testing.assert_array_equal(f64(d), np.diag(f64(m), k))
+    assert tuple(tl.diag(tl.ones(0)).shape) == (0, 0)
+    out = tl.empty(2, dtype=v.dtype)
+    assert tl.diag(v, out=out) is out and tuple(out.shape) == (4, 4)
+
+
+@pytest.mark.parametrize("offset,dim1,dim2", [(0, -2, -1), (1, 0, 2), (-2, 2, 0), (0, -1, 1), (3, 1, 0)])
+def test_diag_embed(offset, dim1, dim2):
+    x = rand((2, 3), "float64", 4)
+    nd = 3
+    n = abs(offset) + 3
+    ref = np.zeros((2, n, n))
+    for b in range(2):
+        ref[b] = np.diag(f64(x)[b], offset)
+    ref = np.moveaxis(ref, (1, 2), (dim1 % nd, dim2 % nd))
+    np.testing.assert_array_equal(f64(tl.diag_embed(x, offset, dim1, dim2)), ref)
+    np.testing.assert_array_equal(f64(x.diag_embed(offset=offset, dim1=dim1, dim2=dim2)), ref)
+    b = tl.tensor([True, False])
+    assert tl.diag_embed(b).tolist() == [[True, False], [False, False]]
+
+
+def test_trace():
+    m = rand((3, 5), "float32", 5, noncontiguous=True)
+    check(tl.trace(m), np.trace(f64(m)), "float32")
+    i = rand((4, 4), "int8", 6)
+    r = tl.trace(i)
+    assert r.dtype == tl.int64 and r.item() == int(np.trace(f64(i)))  # integral traces sum to int64 (torch)
+    assert tl.trace(rand((2, 2), "float16")).dtype == tl.float16
+    assert tl.trace(tl.ones(0, 3)).item() == 0.0
+    assert m.trace().item() == pytest.approx(float(np.trace(f64(m))), rel=1e-6)

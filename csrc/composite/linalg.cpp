@@ -6,15 +6,20 @@
 #include "dispatch/Meta.h"
 #include "kernels/addbmm.h"
 #include "kernels/addmv.h"
+#include "kernels/diag.h"
 #include "kernels/dot.h"
 #include "kernels/ger.h"
 #include "kernels/matmul.h"
 #include "kernels/mv.h"
 #include "kernels/outer.h"
+#include "kernels/trace.h"
 #include "kernels/vdot.h"
 #include "ops/addmm.h"
 #include "ops/bmm.h"
+#include "ops/clone.h"
 #include "ops/contiguous.h"
+#include "ops/diag_embed.h"
+#include "ops/diagonal.h"
 #include "ops/dot.h"
 #include "ops/expand.h"
 #include "ops/mm.h"
@@ -24,6 +29,7 @@
 #include "ops/permute.h"
 #include "ops/reshape.h"
 #include "ops/squeeze_dim.h"
+#include "ops/sum.h"
 #include "ops/t.h"
 #include "ops/transpose_int.h"
 #include "ops/unsqueeze.h"
@@ -196,6 +202,24 @@ Tensor composite::matmul(const Tensor& tensor1, const Tensor& tensor2) {
   if (dim2 > 1) output_shape.push_back(p);
   Tensor out = bmm(t1, t2);
   return view(vector_rhs ? squeeze(out, -1) : out, output_shape.ref());
+}
+
+}  // namespace torchlite
+
+namespace torchlite {
+
+// ------------------------------------------------------------------ diagonals
+
+Tensor composite::diag(const Tensor& self, int64_t diagonal) {
+  TL_CHECK(self.dim() == 1 || self.dim() == 2, "diag(): Supports 1D or 2D tensors. Got ", self.dim(), "D");
+  if (self.dim() == 1) return diag_embed(self, diagonal, 0, 1);
+  return clone(torchlite::diagonal(self, diagonal, 0, 1));
+}
+
+Tensor composite::trace(const Tensor& self) {
+  TL_CHECK(self.dim() == 2, "trace: expected a matrix, but got tensor with dim ", self.dim());
+  if (self.scalar_type() == ScalarType::Bool) throw_dtype_not_implemented("trace", self.scalar_type());
+  return sum(torchlite::diagonal(self, 0, 0, 1));
 }
 
 }  // namespace torchlite
