@@ -68,6 +68,14 @@ def numpy_cases(h):
         "diag_embed": (lambda: {"self": _ints((2, 3), 29), "offset": -1, "dim1": 0, "dim2": 2}, _diag_embed_ref),
         "diag": (lambda: {"self": _ints((3,), 30), "diagonal": 2}, lambda self, diagonal: np.diag(self, diagonal)),
         "trace": (lambda: {"self": _ints((3, 4), 31, True)}, lambda self: np.trace(self)),
+        "kron": (lambda: {"self": _ints((2, 3), 32, True), "other": _ints((3, 1, 2), 33, dtype=np.int32)},
+                 lambda self, other: np.kron(self, other)),
+        "tensordot": (lambda: {"self": _ints((2, 3, 4), 34), "other": _ints((4, 5, 3), 35, True),
+                               "dims_self": (1, -1), "dims_other": (2, 0)},
+                      lambda self, other, dims_self, dims_other: np.tensordot(self, other, (dims_self, dims_other))),
+        "einsum": (lambda: {"equation": "bij,jk,bkk->bik",
+                            "tensors": (_ints((2, 3, 4), 36), _ints((4, 5), 37, True), _ints((2, 5, 5), 38))},
+                   lambda equation, tensors: np.einsum(equation, *tensors)),
     }
 
 
@@ -139,6 +147,32 @@ ERRORS = [
     ("tl.diag_embed(i, 0, 0, 3)", "IndexError", ["Dimension out of range (expected to be in range of [-2, 1], but got 3)"]),
     ("tl.diag_embed(tl.tensor(1.0))", "IndexError",
      ["Dimension out of range (expected to be in range of [-1, 0], but got -2)"]),
+    ("tl.einsum('i', a)", "RuntimeError", ["einsum(): the number of subscripts in the equation (1) does not match the "
+                                            "number of dimensions (2) for operand 0 and no ellipsis was given"]),
+    ("tl.einsum('i,j', a)", "RuntimeError", ["einsum(): fewer operands were provided than specified in the equation"]),
+    ("tl.einsum('ij', a, a)", "RuntimeError", ["einsum(): more operands were provided than specified in the equation"]),
+    ("tl.einsum('i1', a)", "RuntimeError", ["einsum(): invalid subscript given at index 1 in the equation string, "
+                                            "subscripts must be in [a-zA-Z]"]),
+    ("tl.einsum('i..->', a)", "RuntimeError", ["einsum(): found '.' for operand 0 that is not part of any ellipsis"]),
+    ("tl.einsum('i->ii', i)", "RuntimeError", ["einsum(): output subscript i appears more than once in the output"]),
+    ("tl.einsum('i->j', i)", "RuntimeError",
+     ["einsum(): output subscript j does not appear in the equation for any input operand"]),
+    ("tl.einsum('ii', a)", "RuntimeError",
+     ["einsum(): subscript i is repeated for operand 0 but the sizes don't match, 3 != 2"]),
+    ("tl.einsum('ij,ij->ij', a, a.t())", "RuntimeError",
+     ["einsum(): subscript i has size 3 for operand 1 which does not broadcast with previously seen size 2"]),
+    ("tl.einsum('i,i', i.float(), i.double())", "RuntimeError", ["expected scalar type Float but found Double"]),
+    ("tl.einsum('i,i->', b, b)", "NotImplementedError", ["bmm", "'Bool'"]),
+    ("tl.einsum('ij')", "ValueError", ["einsum(): must specify the equation string and at least one operand"]),
+    ("tl.tensordot(a, tl.ones(4, 2), 1)", "RuntimeError", ["contracted dimensions need to match, but first has size 3 "
+                                                            "in dim -1 and second has size 4 in dim 0"]),
+    ("tl.tensordot(a, a, -1)", "RuntimeError", ["tensordot expects dims >= 0, but got dims=-1"]),
+    ("tl.tensordot(a, a, 3)", "RuntimeError", ["tensordot expects dims < ndim_a or ndim_b, but got dims=3"]),
+    ("tl.tensordot(a, a, ([1], [0, 1]))", "RuntimeError", ["both dimension lists should have same length"]),
+    ("tl.tensordot(a, a, ([1], [5]))", "IndexError", ["Dimension out of range (expected to be in range of [-2, 1], "
+                                                      "but got 5)"]),
+    ("tl.tensordot(a, a.double(), ([1], [1]))", "RuntimeError", ["both inputs should have same dtype"]),
+    ("tl.tensordot(a, a, 1.5)", "RuntimeError", ["tensordot expects dims to be int or tuple[list[int], list[int]]"]),
     ("tl.trace(i)", "RuntimeError", ["trace: expected a matrix, but got tensor with dim 1"]),
     ("tl.trace(tl.ones(2, 2, dtype=tl.bool))", "NotImplementedError", ["trace", "'Bool'"]),
 ]

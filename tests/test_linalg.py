@@ -346,3 +346,95 @@ def test_trace():
     assert tl.trace(rand((2, 2), "float16")).dtype == tl.float16
     assert tl.trace(tl.ones(0, 3)).item() == 0.0
     assert m.trace().item() == pytest.approx(float(np.trace(f64(m))), rel=1e-6)
+
+
+# ------------------------------------------------------------------------------------------ einsum, tensordot, kron
+EINSUM_CASES = [
+    ("ij,jk->ik", [(2, 3), (3, 4)]),
+    ("ij,jk", [(2, 3), (3, 4)]),              # implicit output: labels seen once, in order
+    ("ba,ab", [(2, 3), (3, 2)]),              # implicit: nothing left, a full contraction
+    ("ii->i", [(3, 3)]),                      # repeated index: diagonal
+    ("ii", [(3, 3)]),                         # trace
+    ("iij->j", [(2, 2, 3)]),
+    ("ij->ji", [(2, 3)]),
+    ("bij,bjk->bik", [(2, 2, 3), (2, 3, 4)]),
+    ("...ij,...jk->...ik", [(5, 2, 3), (3, 4)]),
+    ("i...,i->...", [(3, 2, 2), (3,)]),
+    ("i,j->ij", [(2,), (3,)]),
+    ("i,i", [(3,), (3,)]),
+    ("ijk->", [(2, 3, 4)]),
+    ("ab,bc,cd->ad", [(2, 3), (3, 4), (4, 5)]),
+    ("Ab,ba->A", [(2, 3), (3, 2)]),           # upper-case labels
+    ("i,j,k", [(2,), (3,), (1,)]),
+    ("bn,anm,bm->ba", [(2, 3), (4, 3, 5), (2, 5)]),
+    ("ij,ij->ij", [(2, 1), (1, 3)]),           # size-1 dims broadcast
+    ("ij,kj->ik", [(2, 0), (3, 0)]),           # a zero-size contraction
+    (" i j , j k -> i k ", [(2, 3), (3, 4)]),  # spaces are ignored
+]
+
+
+@pytest.mark.parametrize("equation,shapes", EINSUM_CASES, ids=[c[0] for c in EINSUM_CASES])
+def test_einsum_matches_numpy(equation, shapes):
+    ops = [rand(s, "float64", i, noncontiguous=i == 1) for i, s in enumerate(shapes)]
+    expected = np.einsum(equation.replace(" ", ""), *[f64(o) for o in ops])
+    check(tl.einsum(equation, *ops), expected, "float64")
+    check(tl.einsum(equation, ops), expected, "float64")  # operands as one list
+
+
+def test_einsum_forms_and_dtypes():
+    a, b = rand((2, 3), "float32"), rand((3, 4), "float32", 1)
+    ref = f64(a) @ f64(b)
+    check(tl.einsum(a, [0, 1], b, [1, 2], [0, 2]), ref, "float32")  # sublist form
+    check(tl.einsum(a, [Ellipsis, 1], b, [1, 2]), ref, "float32")
+    # PyTorch sums ellipsis dims that the output leaves out ("...->"), which NumPy refuses.
+    check(tl.einsum("...->", a), f64(a).sum(), "float32")
+    check(tl.einsum("i->i...", rand((3,))), f64(rand((3,))), "float32")
+    assert tl.einsum("", tl.tensor(2.5)).item() == 2.5
+    # Checked against torch.einsum: a lone sum of int32 is int64 (sum's rule), a product keeps int8; mul promotes.
+    assert tl.einsum("ij->i", tl.ones(2, 3, dtype=tl.int32)).dtype == tl.int64
+    assert tl.einsum("ij,jk", tl.ones(2, 3, dtype=tl.int8), tl.ones(3, 2, dtype=tl.int8)).dtype == tl.int8
+    assert tl.einsum("i,j->ij", tl.ones(2), tl.ones(3, dtype=tl.float64)).dtype == tl.float64
+    assert tl.einsum("i->", tl.tensor([True, True, False])).item() == 2
+    assert tuple(tl.einsum("ij,jk->ik", tl.ones(0, 3), tl.ones(3, 4)).shape) == (0, 4)
+
+
+@pytest.mark.parametrize("dims", [2, 0, ([1, 0], [0, 2]), [[2], [1]], "tensor_pair", "tensor_int"])
+def test_tensordot(dims):
+    a, b = rand((3, 4, 2), "float64"), rand((4, 2, 3), "float64", 1, noncontiguous=True)
+    if dims == "tensor_pair":
+        dims, np_dims = tl.tensor([[2], [1]]), ([2], [1])
+    elif dims == "tensor_int":
+        dims, np_dims = tl.tensor(1), 1
+        b = rand((2, 4, 3), "float64", 1)
+    else:
+        np_dims = dims
+    if isinstance(np_dims, int) and np_dims == 2:
+        b = rand((4, 2, 3), "float64", 1)
+        a = rand((3, 4, 2), "float64")
+    expected = np.tensordot(f64(a), f64(b), np_dims)
+    check(tl.tensordot(a, b, dims), expected, "float64")
+    out = tl.empty(1, dtype=tl.float64)
+    assert tl.tensordot(a, b, dims, out=out) is out
+    check(out, expected, "float64")
+
+
+def test_tensordot_size_one_dims_broadcast():
+    # PyTorch sums a contracted dim of size 1 against any size (checked with torch.tensordot).
+    a, b = rand((2, 1), "float64"), rand((3, 4), "float64", 1)
+    check(tl.tensordot(a, b, ([1], [0])), f64(a) @ f64(b).sum(0, keepdims=True), "float64")
+
+
+@pytest.mark.parametrize("sa,sb", [((2, 3), (3, 2)), ((2,), (3, 2)), ((2, 2, 1), (3,)), ((), (3,)), ((), ()),
+                                   ((0, 2), (2, 3))])
+def test_kron(sa, sb):
+    a, b = rand(sa, "float64"), rand(sb, "float64", 1)
+    check(tl.kron(a, b), np.kron(f64(a), f64(b)), "float64")
+    check(a.kron(b), np.kron(f64(a), f64(b)), "float64")
+
+
+def test_kron_dtypes():
+    # torch.kron promotes: (float32, bool) is float32; (int64, int64) stays int64.
+    r = tl.kron(tl.ones(2, 3), tl.tensor([True, False]))
+    assert r.dtype == tl.float32 and tuple(r.shape) == (2, 6)
+    r = tl.kron(tl.tensor([[1, 2], [3, 4]]), tl.tensor([1, 10]))
+    assert r.dtype == tl.int64 and r.tolist() == [[1, 10, 2, 20], [3, 30, 4, 40]]
