@@ -40,7 +40,7 @@ for _name in dir(_C._functions):
     if not _name.startswith("__"):
         globals()[_name] = getattr(_C._functions, _name)
 del _name
-from .functional import broadcast_shapes, broadcast_tensors  # noqa: E402,F401  (varargs signatures)
+from .functional import broadcast_shapes, broadcast_tensors, einsum, tensordot  # noqa: E402,F401  (varargs signatures)
 from .functional import nonzero  # noqa: E402,F401  (as_tuple=)
 
 __version__ = version.__version__

@@ -38,3 +38,72 @@ def nonzero(input, *, out=None, as_tuple=False):
     if out is None:
         return _C._functions.nonzero(input)
     return _C._functions.nonzero(input, out=out)
+
+
+def _sublist_equation(args):
+    """einsum's sublist form, einsum(op1, [0, 1], op2, [1, 2], [0, 2]), as an equation and operands."""
+    def subscripts(sublist):
+        out = []
+        for s in sublist:
+            if s is Ellipsis:
+                out.append("...")
+            elif isinstance(s, int) and 0 <= s < 52:
+                out.append(chr(ord("A") + s) if s < 26 else chr(ord("a") + s - 26))
+            else:
+                raise ValueError(f"einsum(): expected subscript to be within the range [0, 52) but got {s}")
+        return "".join(out)
+
+    operands = list(args[0::2][:len(args) // 2])
+    terms = [subscripts(s) for s in args[1::2][:len(args) // 2]]
+    equation = ",".join(terms)
+    if len(args) % 2 == 1:
+        equation += "->" + subscripts(args[-1])
+    return equation, operands
+
+
+def einsum(*args, **kwargs):
+    """einsum(equation, *operands): Einstein summation over the operands (given as varargs or as one list), or
+    einsum(op1, sublist1, op2, sublist2, ..., [sublist_out]) with subscripts as integers in [0, 52)."""
+    if len(args) < 2:
+        raise ValueError("einsum(): must specify the equation string and at least one operand, "
+                         "or at least one operand and its subscripts list")
+    if isinstance(args[0], str):
+        equation, operands = args[0], args[1:]
+        if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+            operands = operands[0]
+    else:
+        equation, operands = _sublist_equation(args)
+    return _C._functions.einsum(equation, tuple(operands), **kwargs)
+
+
+def tensordot(a, b, dims=2, *rest, out=None):
+    """tensordot(a, b, dims=2, out=None): contracts the last `dims` dims of a with the first of b, or the dims in
+    dims = (dims_a, dims_b). The schema form tensordot(a, b, dims_a, dims_b) is accepted too."""
+    from ._tensor import Tensor
+
+    if rest and isinstance(rest[0], Tensor) and out is None and len(rest) == 1:
+        out, rest = rest[0], ()  # tensordot(a, b, dims, out) positionally
+    if rest:
+        dims_a, (dims_b,) = dims, rest
+    elif isinstance(dims, (tuple, list)):
+        dims_a, dims_b = dims
+    elif isinstance(dims, Tensor):
+        if dims.numel() > 1:
+            dims_a, dims_b = dims.tolist()
+        else:
+            n = int(dims.item())
+            if n < 0:
+                raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+            dims_a, dims_b = list(range(-n, 0)), list(range(n))
+    elif isinstance(dims, int) and not isinstance(dims, bool):
+        if dims < 0:
+            raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+        if isinstance(a, Tensor) and isinstance(b, Tensor) and dims > min(a.dim(), b.dim()):
+            raise RuntimeError(f"tensordot expects dims < ndim_a or ndim_b, but got dims={dims}")
+        dims_a, dims_b = list(range(-dims, 0)), list(range(dims))
+    else:
+        raise RuntimeError("tensordot expects dims to be int or tuple[list[int], list[int]] or list[list[int]] "
+                           f"containing two lists, but got dims={dims}")
+    if out is None:
+        return _C._functions.tensordot(a, b, dims_a, dims_b)
+    return _C._functions.tensordot(a, b, dims_a, dims_b, out=out)

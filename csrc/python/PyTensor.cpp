@@ -312,7 +312,7 @@ static const BinarySlot kBinary[kNumBinary] = {
     {"bitwise_or", true}, {"bitwise_xor", true},  {"bitwise_left_shift", false}, {"bitwise_right_shift", false},
 };
 static FastMethod g_binary[kNumBinary], g_inplace[kNumBinary];
-static FastMethod g_neg, g_abs, g_compare[6];  // compare: Py_LT .. Py_GE order
+static FastMethod g_neg, g_abs, g_matmul, g_compare[6];  // compare: Py_LT .. Py_GE order
 
 static PyObject* missing_method(const char* name) {
   PyErr_Format(PyExc_TypeError, "torchlite: the schema has no method '%s' for this operator", name);
@@ -371,6 +371,12 @@ static PyObject* nb_ipow(PyObject* a, PyObject* b, PyObject* mod) {
   if (mod != Py_None) Py_RETURN_NOTIMPLEMENTED;
   return inplace(kPow, a, b);
 }
+// a @ b (and the reflected form, which Python tries when a is not a Tensor) is
+// a.matmul(b) for two tensors only, as in PyTorch; `a @= b` rebinds a to a @ b.
+static PyObject* nb_matmul(PyObject* a, PyObject* b) {
+  if (!is_tensor(a) || !is_tensor(b)) Py_RETURN_NOTIMPLEMENTED;
+  return call_method(g_matmul, "matmul", a, b);
+}
 static PyObject* nb_neg(PyObject* a) { return g_neg ? g_neg(a, nullptr, 0, nullptr) : missing_method("neg"); }
 static PyObject* nb_abs(PyObject* a) { return g_abs ? g_abs(a, nullptr, 0, nullptr) : missing_method("abs"); }
 
@@ -395,6 +401,7 @@ void init_number_slots() {
   }
   g_neg = find("neg");
   g_abs = find("abs");
+  g_matmul = find("matmul");
   for (int op = 0; op < 6; ++op) g_compare[op] = find(kCompareNames[op]);
 }
 
@@ -426,6 +433,7 @@ void init_tensor_type(PyObject* module) {
   tensor_as_number.nb_inplace_xor = nb_ixor;
   tensor_as_number.nb_inplace_lshift = nb_ilshift;
   tensor_as_number.nb_inplace_rshift = nb_irshift;
+  tensor_as_number.nb_matrix_multiply = nb_matmul;
   tensor_as_number.nb_negative = nb_neg;
   tensor_as_number.nb_absolute = nb_abs;
   type.tp_name = "torchlite._C.TensorBase";

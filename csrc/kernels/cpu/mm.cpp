@@ -1,17 +1,83 @@
-// mm on the CPU: scipy-openblas32's gemm for float32/float64, a plain loop
-// (accumulating in float for half/bfloat16, int64 for integers) otherwise.
-#include <cblas.h>
+// mm, bmm, addmm and baddbmm on the CPU: meta rules with PyTorch's checks (in
+// its order and words), and kernels over the GEMM engine (Gemm.h).
+#include <cctype>
+#include <string>
 
-#include <climits>
-
-#include "core/Parallel.h"
 #include "core/TensorFactory.h"
 #include "dispatch/Meta.h"
 #include "kernels/ElementwiseIter.h"
-#include "kernels/Convert.h"
+#include "kernels/addmm.h"
+#include "kernels/baddbmm.h"
+#include "kernels/bmm.h"
+#include "kernels/cpu/Gemm.h"
 #include "kernels/mm.h"
+#include "ops/expand.h"
 
 namespace torchlite {
+namespace {
+
+// "float", "double", "long": the lower-case dtype names of some of PyTorch's messages.
+std::string lower_name(ScalarType t) {
+  std::string s = scalar_type_name(t);
+  for (char& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  return s;
+}
+
+void check_same_device(const Tensor& a, const Tensor& b) {
+  TL_CHECK(a.device() == b.device(), "Expected all tensors to be on the same device, but found at least two "
+           "devices, ", to_string(a.device()), " and ", to_string(b.device()), "!");
+}
+
+TensorMeta make_meta(DimVector sizes, const Tensor& like) {
+  TensorMeta m;
+  m.sizes = std::move(sizes);
+  m.dtype = like.scalar_type();
+  m.device = like.device();
+  return m;
+}
+
+// bmm's checks, shared with baddbmm.
+void check_bmm(const Tensor& batch1, const Tensor& batch2) {
+  TL_CHECK(batch1.dim() == 3, "batch1 must be a 3D tensor");
+  TL_CHECK(batch2.dim() == 3, "batch2 must be a 3D tensor");
+  int64_t bs = batch1.size(0), k = batch1.size(2);
+  TL_CHECK(batch2.size(0) == bs && batch2.size(1) == k, "Expected size for first two dimensions of batch2 tensor to "
+           "be: [", bs, ", ", k, "] but got: [", batch2.size(0), ", ", batch2.size(1), "].");
+  TL_CHECK(batch1.scalar_type() == batch2.scalar_type(), "expected scalar type ", scalar_type_name(batch1.scalar_type()),
+           " but found ", scalar_type_name(batch2.scalar_type()));
+  check_same_device(batch1, batch2);
+}
+
+// The tensor the GEMM writes: `out` itself when it is contiguous, of the compute
+// dtype and not an input; else a temporary copied into out afterwards.
+Tensor gemm_target(const Tensor& out, ScalarType dtype, std::initializer_list<const Tensor*> inputs) {
+  bool direct = out.is_contiguous() && out.scalar_type() == dtype;
+  for (const Tensor* t : inputs) direct = direct && !out.is_same(*t);
+  return direct ? out : empty_tensor(out.sizes(), dtype, out.device());
+}
+
+// beta * self + alpha * a @ b into out (c: out's GEMM target, 3-D views of a/b/c).
+void add_product(const char* op, const Tensor& self, const Tensor& a, const Tensor& b, const Tensor& out,
+                 const Scalar& beta, const Scalar& alpha, bool batched) {
+  ScalarType t = a.scalar_type();
+  if (t == ScalarType::Bool) throw_dtype_not_implemented(op, t);
+  bool in_place = out.is_same(self);
+  Tensor c = gemm_target(out, t, {&a, &b});
+  // beta = 0 ignores self (NaN included); for integers beta is cast first (0.5 gives 0).
+  bool use_self = is_integral_type(t, false) ? beta.to_long() != 0 : beta.to_double() != 0.0;
+  if (use_self && !(in_place && c.is_same(out))) copy_cast_cpu(c, self);
+  Scalar b_eff = use_self ? beta : Scalar(int64_t(0));
+  if (batched) {
+    cpu::gemm_batched(op, a, b, c, alpha, b_eff);
+  } else {
+    cpu::gemm(op, a, b, c, alpha, b_eff);
+  }
+  if (!c.is_same(out)) copy_cast_cpu(out, c);
+}
+
+}  // namespace
+
+// ------------------------------------------------------------------ mm
 
 TensorMeta meta::mm_meta(const Tensor& self, const Tensor& mat2) {
   TL_CHECK(self.dim() == 2, "self must be a matrix");
@@ -19,88 +85,71 @@ TensorMeta meta::mm_meta(const Tensor& self, const Tensor& mat2) {
   TL_CHECK(self.size(1) == mat2.size(0), "mat1 and mat2 shapes cannot be multiplied (", self.size(0), "x",
            self.size(1), " and ", mat2.size(0), "x", mat2.size(1), ")");
   TL_CHECK(self.scalar_type() == mat2.scalar_type(), "expected m1 and m2 to have the same dtype, but got: ",
-           scalar_type_python_name(self.scalar_type()), " != ", scalar_type_python_name(mat2.scalar_type()));
-  TL_CHECK(self.device() == mat2.device(), "Expected all tensors to be on the same device, but found at least two "
-           "devices, ", to_string(self.device()), " and ", to_string(mat2.device()), "!");
-  TensorMeta m;
-  m.sizes = {self.size(0), mat2.size(1)};
-  m.dtype = self.scalar_type();
-  m.device = self.device();
-  return m;
+           lower_name(self.scalar_type()), " != ", lower_name(mat2.scalar_type()));
+  check_same_device(self, mat2);
+  return make_meta({self.size(0), mat2.size(1)}, self);
 }
-
-namespace {
-
-// A BLAS view of a matrix: row-major with unit column stride, or its transpose.
-struct BlasMatrix {
-  Tensor keep;
-  const void* data;
-  CBLAS_TRANSPOSE trans;
-  blasint ld;
-};
-
-BlasMatrix blas_operand(const Tensor& t) {
-  int64_t rows = t.size(0), cols = t.size(1);
-  if (t.stride(1) == 1 && t.stride(0) >= (cols > 1 ? cols : 1) && t.stride(0) < INT_MAX)
-    return {t, t.data_ptr(), CblasNoTrans, static_cast<blasint>(t.stride(0) > 0 ? t.stride(0) : 1)};
-  if (t.stride(0) == 1 && t.stride(1) >= (rows > 1 ? rows : 1) && t.stride(1) < INT_MAX)
-    return {t, t.data_ptr(), CblasTrans, static_cast<blasint>(t.stride(1) > 0 ? t.stride(1) : 1)};
-  Tensor c = contiguous_as(t, t.scalar_type());
-  return {c, c.data_ptr(), CblasNoTrans, static_cast<blasint>(cols > 1 ? cols : 1)};
-}
-
-template <typename T, typename acc_t>
-void naive_mm(const Tensor& a, const Tensor& b, const Tensor& c) {
-  int64_t M = a.size(0), K = a.size(1), N = b.size(1);
-  const T* A = a.data<T>();
-  const T* B = b.data<T>();
-  T* C = c.data<T>();
-  int64_t sa0 = a.stride(0), sa1 = a.stride(1), sb0 = b.stride(0), sb1 = b.stride(1);
-  parallel_for(M, 16, [&](int64_t begin, int64_t end) {
-    for (int64_t i = begin; i < end; ++i) {
-      for (int64_t j = 0; j < N; ++j) {
-        acc_t acc = 0;
-        for (int64_t k = 0; k < K; ++k)
-          acc += static_cast<acc_t>(A[i * sa0 + k * sa1]) * static_cast<acc_t>(B[k * sb0 + j * sb1]);
-        C[i * N + j] = convert<T>(acc);
-      }
-    }
-  });
-}
-
-}  // namespace
 
 void kernels::mm_out_cpu(const Tensor& self, const Tensor& mat2, const Tensor& out) {
-  const ScalarType t = self.scalar_type();
-  int64_t M = self.size(0), K = self.size(1), N = mat2.size(1);
-  bool direct = out.is_contiguous() && out.scalar_type() == t && !out.is_same(self) && !out.is_same(mat2);
-  Tensor c = direct ? out : empty_tensor({M, N}, t);
-  if (M == 0 || N == 0) return;
-  if (t == ScalarType::Float || t == ScalarType::Double) {
-    TL_CHECK(M < INT_MAX && N < INT_MAX && K < INT_MAX, "mm: matrices too large for 32-bit BLAS");
-    BlasMatrix a = blas_operand(self), b = blas_operand(mat2);
-    blasint m = static_cast<blasint>(M), n = static_cast<blasint>(N), k = static_cast<blasint>(K);
-    blasint ldc = static_cast<blasint>(N > 1 ? N : 1);
-    if (t == ScalarType::Float) {
-      scipy_cblas_sgemm(CblasRowMajor, a.trans, b.trans, m, n, k, 1.0f, static_cast<const float*>(a.data), a.ld,
-                        static_cast<const float*>(b.data), b.ld, 0.0f, c.data<float>(), ldc);
-    } else {
-      scipy_cblas_dgemm(CblasRowMajor, a.trans, b.trans, m, n, k, 1.0, static_cast<const double*>(a.data), a.ld,
-                        static_cast<const double*>(b.data), b.ld, 0.0, c.data<double>(), ldc);
-    }
-  } else {
-    switch (t) {
-      case ScalarType::UInt8: naive_mm<uint8_t, int64_t>(self, mat2, c); break;
-      case ScalarType::Int8: naive_mm<int8_t, int64_t>(self, mat2, c); break;
-      case ScalarType::Int16: naive_mm<int16_t, int64_t>(self, mat2, c); break;
-      case ScalarType::Int32: naive_mm<int32_t, int64_t>(self, mat2, c); break;
-      case ScalarType::Int64: naive_mm<int64_t, int64_t>(self, mat2, c); break;
-      case ScalarType::Half: naive_mm<Half, float>(self, mat2, c); break;
-      case ScalarType::BFloat16: naive_mm<BFloat16, float>(self, mat2, c); break;
-      default: throw_dtype_not_implemented("mm", t);
-    }
-  }
-  if (!direct) copy_cast_cpu(out, c);
+  Tensor c = gemm_target(out, self.scalar_type(), {&self, &mat2});
+  cpu::gemm("mm", self, mat2, c, /*alpha=*/1, /*beta=*/0);
+  if (!c.is_same(out)) copy_cast_cpu(out, c);
+}
+
+// ------------------------------------------------------------------ bmm
+
+TensorMeta meta::bmm_meta(const Tensor& self, const Tensor& mat2) {
+  check_bmm(self, mat2);
+  return make_meta({self.size(0), self.size(1), mat2.size(2)}, self);
+}
+
+void kernels::bmm_out_cpu(const Tensor& self, const Tensor& mat2, const Tensor& out) {
+  Tensor c = gemm_target(out, self.scalar_type(), {&self, &mat2});
+  cpu::gemm_batched("bmm", self, mat2, c, /*alpha=*/1, /*beta=*/0);
+  if (!c.is_same(out)) copy_cast_cpu(out, c);
+}
+
+// ------------------------------------------------------------------ addmm
+
+TensorMeta meta::addmm_meta(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta,
+                            const Scalar& alpha) {
+  TL_CHECK(self.scalar_type() == mat2.scalar_type(), "self and mat2 must have the same dtype, but got ",
+           scalar_type_name(self.scalar_type()), " and ", scalar_type_name(mat2.scalar_type()));
+  TL_CHECK(mat1.scalar_type() == mat2.scalar_type(), "mat1 and mat2 must have the same dtype, but got ",
+           scalar_type_name(mat1.scalar_type()), " and ", scalar_type_name(mat2.scalar_type()));
+  TL_CHECK(mat1.dim() == 2, "mat1 must be a matrix, got ", mat1.dim(), "-D tensor");
+  TL_CHECK(mat2.dim() == 2, "mat2 must be a matrix, got ", mat2.dim(), "-D tensor");
+  TL_CHECK(mat1.size(1) == mat2.size(0), "mat1 and mat2 shapes cannot be multiplied (", mat1.size(0), "x",
+           mat1.size(1), " and ", mat2.size(0), "x", mat2.size(1), ")");
+  check_same_device(self, mat1);
+  check_same_device(mat1, mat2);
+  int64_t sizes[2] = {mat1.size(0), mat2.size(1)};
+  expand(self, IntArrayRef(sizes, 2));  // PyTorch's broadcast check and message
+  return make_meta({sizes[0], sizes[1]}, mat1);
+}
+
+void kernels::addmm_out_cpu(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta,
+                            const Scalar& alpha, const Tensor& out) {
+  add_product("addmm", self, mat1, mat2, out, beta, alpha, /*batched=*/false);
+}
+
+// ------------------------------------------------------------------ baddbmm
+
+TensorMeta meta::baddbmm_meta(const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta,
+                              const Scalar& alpha) {
+  int64_t sizes[3] = {batch1.size(0), batch1.size(1), batch2.size(2)};
+  expand(self, IntArrayRef(sizes, 3));  // PyTorch's broadcast check and message come first
+  TL_CHECK(self.scalar_type() == batch1.scalar_type(), "Input dtypes must be the same, got: input ",
+           lower_name(self.scalar_type()), ", batch1: ", lower_name(batch1.scalar_type()), ", batch2: ",
+           lower_name(batch2.scalar_type()));
+  check_bmm(batch1, batch2);
+  check_same_device(self, batch1);
+  return make_meta({sizes[0], sizes[1], sizes[2]}, batch1);
+}
+
+void kernels::baddbmm_out_cpu(const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta,
+                              const Scalar& alpha, const Tensor& out) {
+  add_product("baddbmm", self, batch1, batch2, out, beta, alpha, /*batched=*/true);
 }
 
 }  // namespace torchlite
