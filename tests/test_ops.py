@@ -703,6 +703,12 @@ SHAPE_CASES = {
     "roll": (lambda: {"self": _X(), "shifts": (1, -5), "dims": (0, 2)},
              lambda self, shifts, dims: np.roll(self, shifts, dims)),
     "rot90": (lambda: {"self": _X(), "k": -1, "dims": (1, 2)}, lambda self, k, dims: np.rot90(self, k, dims)),
+    "repeat_interleave.Tensor": (lambda: {"repeats": tl.tensor([2, 0, 1, 3])},
+                                 lambda repeats: np.repeat(np.arange(len(repeats)), repeats.astype(np.int64))),
+    "repeat_interleave.self_Tensor": (lambda: {"self": _X(), "repeats": tl.tensor([1, 0, 2]), "dim": -2},
+                                      lambda self, repeats, dim: np.repeat(self, repeats.astype(np.int64), dim)),
+    "repeat_interleave.self_int": (lambda: {"self": _XT(), "repeats": 2},
+                                   lambda self, repeats: np.repeat(self, repeats)),
 }
 for _family in FAMILIES:
     _cases = _family.numpy_cases(sys.modules[__name__])
@@ -1112,6 +1118,14 @@ ERROR_CASES = [
     ("tl.ones(2).item()", "RuntimeError", ["2 elements cannot be converted to Scalar"]),
     ("tl.tensor([[1, 2], [3]])", "ValueError", ["expected sequence of length 2 at dim 1 (got 1)"]),
     ("tl.tensor([None])", "TypeError", ["invalid data type 'NoneType'"]),
+    ("tl.repeat_interleave(tl.tensor([[1]]))", "RuntimeError", ["repeat_interleave only accept 1D vector as repeat"]),
+    ("tl.repeat_interleave(tl.tensor([1.0]))", "NotImplementedError", ["repeat_interleave_cpu", "'Float'"]),
+    ("tl.repeat_interleave(tl.tensor([-1]))", "RuntimeError", ["repeats can not be negative"]),
+    ("a.repeat_interleave(-1)", "RuntimeError", ["Repeats must be non-negative"]),
+    ("a.repeat_interleave(2, dim=3)", "IndexError", ["Dimension out of range"]),
+    ("a.repeat_interleave(tl.tensor([1, 2]), dim=1)", "RuntimeError",
+     ["repeats must have the same size as input along dim, but got repeats.size(0) = 2 and input.size(1) = 3"]),
+    ("a.repeat_interleave(2, output_size=5)", "RuntimeError", ["does not match required size"]),
 ]
 ERROR_CASES += [case for family in FAMILIES for case in family.ERRORS]
 

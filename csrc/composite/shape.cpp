@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/TensorFactory.h"
+#include "dispatch/Meta.h"
 #include "kernels/generic/ViewUtils.h"
 #include "kernels/_to_copy.h"
 #include "kernels/broadcast_tensors.h"
@@ -20,6 +21,9 @@
 #include "kernels/movedim_int.h"
 #include "kernels/moveaxis_int.h"
 #include "kernels/repeat.h"
+#include "kernels/repeat_interleave_Tensor.h"
+#include "kernels/repeat_interleave_self_Tensor.h"
+#include "kernels/repeat_interleave_self_int.h"
 #include "kernels/reshape.h"
 #include "kernels/reshape_as.h"
 #include "kernels/roll.h"
@@ -45,11 +49,13 @@
 #include "ops/copy.h"
 #include "ops/empty.h"
 #include "ops/expand.h"
+#include "ops/index_select.h"
 #include "ops/movedim_intlist.h"
 #include "ops/narrow.h"
 #include "ops/permute.h"
 #include "ops/reshape.h"
 #include "ops/select_int.h"
+#include "ops/to_dtype.h"
 #include "ops/transpose_int.h"
 #include "ops/unsqueeze.h"
 #include "ops/view.h"
@@ -312,6 +318,66 @@ Tensor composite::repeat(const Tensor& self, IntArrayRef repeats) {
   // (s0, s1) -> (1, s0, 1, s1) -> expand (r0, s0, r1, s1) -> copy -> (r0 * s0, r1 * s1)
   Tensor x = expand(torchlite::reshape(self, interleaved.ref()), expanded.ref());
   return view(clone(x), target.ref());
+}
+
+namespace {
+
+// The input and dim repeat_interleave works on: the flattened tensor when dim is None.
+std::pair<Tensor, int64_t> interleave_target(const Tensor& self, std::optional<int64_t> dim) {
+  if (!dim) return {torchlite::reshape(self, IntArrayRef(int64_t(-1))), 0};
+  return {self, self.wrap_dim(*dim)};
+}
+
+void check_output_size(std::optional<int64_t> output_size, int64_t size) {
+  TL_CHECK(!output_size || *output_size == size, "repeat_interleave: allocated size (", output_size.value_or(0),
+           ") does not match required size (", size, ")");
+}
+
+}  // namespace
+
+Tensor composite::repeat_interleave_Tensor(const Tensor& repeats, std::optional<int64_t> output_size) {
+  TL_CHECK(repeats.dim() == 1, "repeat_interleave only accept 1D vector as repeat");
+  const ScalarType t = repeats.scalar_type();
+  if (t != ScalarType::Int64 && t != ScalarType::Int32) throw_dtype_not_implemented("repeat_interleave_cpu", t);
+  TL_CHECK(repeats.device().is_cpu(), "repeat_interleave: repeats on ", to_string(repeats.device()),
+           " is not supported yet");
+  Tensor r = composite::contiguous(torchlite::to(repeats, ScalarType::Int64, false, false));
+  const int64_t* p = r.data<int64_t>();
+  int64_t total = 0;
+  for (int64_t i = 0; i < r.numel(); ++i) {
+    TL_CHECK(p[i] >= 0, "repeats can not be negative");
+    total += p[i];
+  }
+  check_output_size(output_size, total);
+  Tensor out = empty_tensor(IntArrayRef(total), ScalarType::Int64);
+  int64_t* o = out.data<int64_t>();
+  for (int64_t i = 0, k = 0; i < r.numel(); ++i)
+    for (int64_t j = 0; j < p[i]; ++j) o[k++] = i;
+  return t == ScalarType::Int64 ? out : torchlite::to(out, t, false, false);
+}
+
+Tensor composite::repeat_interleave_self_int(const Tensor& self, int64_t repeats, std::optional<int64_t> dim,
+                                             std::optional<int64_t> output_size) {
+  TL_CHECK(repeats >= 0, "repeat_interleave: Repeats must be non-negative");
+  auto [x, d] = interleave_target(self, dim);
+  check_output_size(output_size, x.size(d) * repeats);
+  // (.., n, ..) -> (.., n, 1, ..) -> expand (.., n, r, ..) -> copy -> (.., n * r, ..)
+  DimVector expanded(x.sizes()), target(x.sizes());
+  expanded.insert(static_cast<size_t>(d + 1), repeats);
+  target[static_cast<size_t>(d)] *= repeats;
+  return view(clone(expand(unsqueeze(x, d + 1), expanded.ref())), target.ref());
+}
+
+Tensor composite::repeat_interleave_self_Tensor(const Tensor& self, const Tensor& repeats, std::optional<int64_t> dim,
+                                                std::optional<int64_t> output_size) {
+  auto [x, d] = interleave_target(self, dim);
+  if (repeats.dim() == 0 || (repeats.dim() == 1 && repeats.numel() == 1)) {
+    TL_CHECK(!is_floating_type(repeats.scalar_type()), "repeat_interleave: repeats has to be Long or Int tensor");
+    return repeat_interleave_self_int(x, item(repeats).to_long(), d, output_size);
+  }
+  TL_CHECK(repeats.dim() == 1 && repeats.size(0) == x.size(d), "repeats must have the same size as input along dim, "
+           "but got repeats.size(0) = ", repeats.dim() ? repeats.size(0) : 0, " and input.size(", d, ") = ", x.size(d));
+  return index_select(x, d, repeat_interleave_Tensor(repeats, output_size));
 }
 
 Tensor composite::tile(const Tensor& self, IntArrayRef dims) {
