@@ -117,8 +117,8 @@ def allows_number(nf: NativeFunction, a: PyParam) -> bool:
     for the non-self ones of composite ops (which pass them on to such ops: div(a, 2, rounding_mode=
     'floor')). `self` takes a number only in ops with several Tensor operands (torchlite.add(1, t); the
     method variant's self is always the tensor). Ops whose result takes self's dtype (copy_, lerp) want
-    tensors, as in PyTorch."""
-    if not a.type.is_tensor or a.type.is_list or a.is_out:
+    tensors, as in PyTorch, and so do ops tagged `tensor_operands` (maximum, atan2...)."""
+    if not a.type.is_tensor or a.type.is_list or a.is_out or "tensor_operands" in nf.tags:
         return False
     promotes = nf.promotion is not None and nf.promotion != "self_dtype"
     if a.name == "self":

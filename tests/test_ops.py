@@ -1126,6 +1126,16 @@ ERROR_CASES = [
     ("a.repeat_interleave(tl.tensor([1, 2]), dim=1)", "RuntimeError",
      ["repeats must have the same size as input along dim, but got repeats.size(0) = 2 and input.size(1) = 3"]),
     ("a.repeat_interleave(2, output_size=5)", "RuntimeError", ["does not match required size"]),
+    ("tl.ones(3).expand(2, 3).add_(1)", "RuntimeError",
+     ["add", "more than one element of the written-to tensor refers to a single memory location"]),
+    ("tl.add(a, 1, out=tl.ones(3).expand(2, 3))", "RuntimeError", ["more than one element of the written-to tensor"]),
+    ("tl.ones(3).expand(2, 3).copy_(a)", "RuntimeError", ["more than one element of the written-to tensor"]),
+    ("tl.add(a.view(6).narrow(0, 0, 4), 1, out=a.view(6).narrow(0, 1, 4))", "RuntimeError",
+     ["some elements of the input tensor and the written-to tensor refer to a single memory location"]),
+    ("tl.exp(a.view(6).narrow(0, 0, 4), out=a.view(6).narrow(0, 2, 4))", "RuntimeError",
+     ["exp", "some elements of the input tensor and the written-to tensor"]),
+    ("a.view(6).narrow(0, 1, 4).copy_(a.view(6).narrow(0, 0, 4))", "RuntimeError", ["some elements of the input"]),
+    ("a.add_(a[0])", "RuntimeError", ["some elements of the input tensor and the written-to tensor"]),
 ]
 ERROR_CASES += [case for family in FAMILIES for case in family.ERRORS]
 
@@ -1254,6 +1264,19 @@ def test_add_float_alpha_on_int_raises():
         tl.add(tl.tensor([1, 2, 3]), tl.tensor([1, 2, 3]), alpha=1.5)
     with pytest.raises(RuntimeError, match="Boolean alpha only supported for Boolean results"):
         tl.add(tl.ones(2), tl.ones(2), alpha=True)
+
+
+def test_memory_overlap_allowed_cases():
+    # A fill writes an expanded tensor; an op may write over its own input in full; a transposed tensor is
+    # dense, so in-place on it is fine (all as in PyTorch).
+    e = tl.ones(3).expand(2, 3)
+    assert e.fill_(2).tolist() == [[2.0] * 3] * 2
+    b = tl.arange(10.0)
+    head = b.narrow(0, 0, 4)
+    assert tl.add(head, 1, out=head).tolist() == [1.0, 2.0, 3.0, 4.0]
+    x = tl.ones(2, 3).t()
+    assert x.add_(1).tolist() == [[2.0, 2.0]] * 3
+    assert x.mul_(x).tolist() == [[4.0, 4.0]] * 3
 
 
 def test_pow_int_negative_exponent_raises():

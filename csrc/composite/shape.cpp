@@ -197,6 +197,9 @@ std::vector<Tensor> composite::tensor_split_sections(const Tensor& self, int64_t
   TL_CHECK(self.dim() > 0, "tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims");
   TL_CHECK(sections > 0, "number of sections must be larger than 0, got ", sections);
   int64_t d = self.wrap_dim(dim), size = self.sizes()[d];
+  // Sections beyond the dim's size are empty; a list of billions of them cannot be built.
+  TL_CHECK(sections <= std::max<int64_t>(size, int64_t(1) << 24), "tensor_split: ", sections, " sections would "
+           "return more tensors than can be made (the dim has ", size, " elements)");
   std::vector<Tensor> out;
   int64_t start = 0;
   for (int64_t i = 0; i < sections; ++i) {
@@ -391,11 +394,13 @@ Tensor composite::flip(const Tensor& self, IntArrayRef dims) {
   // A view walking the flipped dims backwards (negative strides stay internal), then a copy.
   DimVector strides(self.strides());
   int64_t offset = self.storage_offset();
-  std::vector<bool> seen(static_cast<size_t>(self.dim()), false);
+  // A 0-dim tensor has one dim to name (0 or -1), and nothing to flip.
+  std::vector<bool> seen(static_cast<size_t>(std::max<int64_t>(self.dim(), 1)), false);
   for (int64_t dim : dims) {
     int64_t d = self.wrap_dim(dim);
     TL_CHECK(!seen[d], "dim ", d, " appears multiple times in the list of dims");
     seen[d] = true;
+    if (self.dim() == 0) continue;
     if (self.sizes()[d] > 0) offset += (self.sizes()[d] - 1) * strides[d];
     strides[d] = -strides[d];
   }

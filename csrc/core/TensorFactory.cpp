@@ -2,6 +2,7 @@
 
 #include <cstring>
 #include <limits>
+#include <utility>
 
 namespace torchlite {
 
@@ -120,6 +121,41 @@ void resize_tensor(const Tensor& t, IntArrayRef sizes) {
   if (needed > impl->storage()->nbytes()) {
     impl->set_storage(make_storage(numel, impl->dtype(), impl->device()));
   }
+}
+
+bool is_non_overlapping_and_dense(const Tensor& t) {
+  DimVector order;
+  for (int64_t d = 0; d < t.dim(); ++d)
+    if (t.sizes()[d] != 1) order.push_back(d);
+  // Sort the dims by stride, innermost first (insertion sort: few dims).
+  for (size_t i = 1; i < order.size(); ++i)
+    for (size_t j = i; j > 0 && t.strides()[order[j]] < t.strides()[order[j - 1]]; --j) std::swap(order[j], order[j - 1]);
+  int64_t expected = 1;
+  for (size_t i = 0; i < order.size(); ++i) {
+    if (t.strides()[order[i]] != expected) return false;
+    expected *= t.sizes()[order[i]];
+  }
+  return true;
+}
+
+bool has_internal_overlap(const Tensor& t) {
+  for (int64_t d = 0; d < t.dim(); ++d)
+    if (t.sizes()[d] > 1 && t.strides()[d] == 0) return true;
+  return false;
+}
+
+MemOverlap mem_overlap(const Tensor& a, const Tensor& b) {
+  if (a.is_same(b)) return MemOverlap::Full;
+  if (a.numel() == 0 || b.numel() == 0) return MemOverlap::No;
+  if (a.impl()->storage().get() != b.impl()->storage().get()) return MemOverlap::No;
+  if (!is_non_overlapping_and_dense(a) || !is_non_overlapping_and_dense(b)) return MemOverlap::TooHard;
+  const char* a0 = static_cast<const char*>(a.data_ptr());
+  const char* b0 = static_cast<const char*>(b.data_ptr());
+  const char* a1 = a0 + a.numel() * a.element_size();
+  const char* b1 = b0 + b.numel() * b.element_size();
+  if (a0 == b0 && a1 == b1)
+    return a.strides().equals(b.strides()) && a.sizes().equals(b.sizes()) ? MemOverlap::Full : MemOverlap::Partial;
+  return a0 < b1 && b0 < a1 ? MemOverlap::Partial : MemOverlap::No;
 }
 
 }  // namespace torchlite

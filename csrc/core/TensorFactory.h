@@ -22,6 +22,17 @@ Scalar item(const Tensor& t);
 void resize_tensor(const Tensor& t, IntArrayRef sizes);
 
 DimVector contiguous_strides(IntArrayRef sizes);
+// Whether t's elements fill exactly numel() slots of its storage, no two sharing
+// one, in some dim order (contiguous, transposed, permuted).
+bool is_non_overlapping_and_dense(const Tensor& t);
+
+// Memory overlap between a written-to tensor and another, as PyTorch judges it:
+// Full when both view the same elements the same way, Partial when their
+// (dense) ranges intersect otherwise, TooHard when a layout is not dense.
+enum class MemOverlap { No, Full, Partial, TooHard };
+MemOverlap mem_overlap(const Tensor& a, const Tensor& b);
+// Whether several elements of t share one memory location (a stride 0 over a dim of size > 1).
+bool has_internal_overlap(const Tensor& t);
 int64_t compute_numel(IntArrayRef sizes);
 // Checks sizes are non-negative; the message names the op.
 void check_sizes_nonnegative(const char* op, IntArrayRef sizes);

@@ -11,7 +11,10 @@ struct python_error : std::exception {
   const char* what() const noexcept override { return "Python error already set"; }
 };
 
-void set_python_error(const std::exception_ptr& e);
+// `op`: the Python name of the op being called (a generated entry point). Its
+// errors are prefixed "op: " unless the message already starts with the op's
+// name, so every error names the op while keeping PyTorch's wording after it.
+void set_python_error(const std::exception_ptr& e, const char* op = nullptr);
 
 }  // namespace torchlite::python
 
@@ -21,4 +24,12 @@ void set_python_error(const std::exception_ptr& e);
   catch (...) {                                                     \
     ::torchlite::python::set_python_error(std::current_exception()); \
     return nullptr;                                                 \
+  }
+
+// The end of a generated op's entry point: errors name the op.
+#define TL_PY_END_OP(op)                                                 \
+  }                                                                      \
+  catch (...) {                                                          \
+    ::torchlite::python::set_python_error(std::current_exception(), op); \
+    return nullptr;                                                      \
   }

@@ -30,34 +30,12 @@ Tensor kernels::empty_strided_any(IntArrayRef size, IntArrayRef stride, std::opt
   return empty_strided_tensor(size, stride, dtype.value_or(default_dtype()), device.value_or(Device()));
 }
 
-namespace {
-
-// Whether t's elements fill exactly numel slots of its storage with no two
-// sharing one (any dim order): then its strides can be copied.
-bool non_overlapping_and_dense(const Tensor& t) {
-  int64_t n = t.dim();
-  DimVector order;
-  for (int64_t d = 0; d < n; ++d)
-    if (t.size(d) != 1) order.push_back(d);
-  // Sort the dims by stride, innermost first (insertion sort: few dims).
-  for (size_t i = 1; i < order.size(); ++i)
-    for (size_t j = i; j > 0 && t.stride(order[j]) < t.stride(order[j - 1]); --j) std::swap(order[j], order[j - 1]);
-  int64_t expected = 1;
-  for (int64_t d : order) {
-    if (t.stride(d) != expected) return false;
-    expected *= t.size(d);
-  }
-  return true;
-}
-
-}  // namespace
-
 // PyTorch's preserve_format: a dense tensor lends its strides (a transposed
 // input gives a transposed result); anything else gives a contiguous one.
 Tensor kernels::empty_like_any(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device) {
   ScalarType t = dtype.value_or(self.scalar_type());
   Device dev = device.value_or(self.device());
-  if (!self.is_contiguous() && self.numel() > 0 && non_overlapping_and_dense(self))
+  if (!self.is_contiguous() && self.numel() > 0 && is_non_overlapping_and_dense(self))
     return empty_strided_tensor(self.sizes(), self.strides(), t, dev);
   return empty_tensor(self.sizes(), t, dev);
 }

@@ -131,9 +131,11 @@ Tensor kernels::movedim_any(const Tensor& self, IntArrayRef source, IntArrayRef 
   int64_t n = self.dim();
   TL_CHECK(source.size() == destination.size(), "movedim: Invalid source or destination dims: source (", source,
            " dims) should contain the same number of dims as destination (", destination, " dims)");
-  std::vector<int64_t> order(static_cast<size_t>(n), -1);
-  std::vector<bool> used(static_cast<size_t>(n), false);
-  std::vector<bool> dst_used(static_cast<size_t>(n), false);
+  // A 0-dim tensor has one dim to name (0 or -1), as in PyTorch.
+  const size_t slots = static_cast<size_t>(std::max<int64_t>(n, 1));
+  std::vector<int64_t> order(slots, -1);
+  std::vector<bool> used(slots, false);
+  std::vector<bool> dst_used(slots, false);
   for (size_t i = 0; i < source.size(); ++i) {
     int64_t s = self.wrap_dim(source[i]), d = self.wrap_dim(destination[i]);
     TL_CHECK(!used[s], "movedim: repeated dim in `source` (", source, ")");
@@ -147,7 +149,7 @@ Tensor kernels::movedim_any(const Tensor& self, IntArrayRef source, IntArrayRef 
     while (used[next]) ++next;
     order[d] = next++;
   }
-  return permute_any(self, IntArrayRef(order.data(), order.size()));
+  return permute_any(self, IntArrayRef(order.data(), static_cast<size_t>(n)));
 }
 
 Tensor kernels::t_any(const Tensor& self) {
