@@ -20,7 +20,7 @@ from ._dtype_info import finfo, iinfo  # noqa: E402,F401
 from ._random import (  # noqa: E402,F401
     Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state,
 )
-from . import cpu, cuda, version  # noqa: E402,F401
+from . import cpu, cuda, return_types, version  # noqa: E402,F401
 from ._C import (  # noqa: E402,F401
     get_num_interop_threads, get_num_threads, set_num_interop_threads, set_num_threads,
 )
@@ -41,5 +41,6 @@ for _name in dir(_C._functions):
         globals()[_name] = getattr(_C._functions, _name)
 del _name
 from .functional import broadcast_shapes, broadcast_tensors  # noqa: E402,F401  (varargs signatures)
+from .functional import norm  # noqa: E402,F401  (p may be 'fro', as torch.norm)
 
 __version__ = version.__version__

@@ -26,3 +26,22 @@ def broadcast_shapes(*shapes):
             a[i] = b[i] if a[i] == 1 else a[i]
         out = a
     return Size(out)
+
+
+def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
+    """norm(input, p='fro', dim=None, keepdim=False, out=None, dtype=None): the vector p-norm over `dim`
+    (all dims when None), as torch.norm: p may be a number (2, inf, -inf, 0, any p), None (2) or 'fro'
+    (the 2-norm over at most two dims)."""
+    if isinstance(p, str):
+        if p == "fro" and (dim is None or isinstance(dim, int) or len(dim) <= 2):
+            p = 2
+        elif p == "fro":
+            raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {' '.join(str(d) for d in dim)}")
+        elif p == "nuc":
+            raise NotImplementedError("norm: p='nuc' (the nuclear norm) needs a singular value decomposition, "
+                                      "which torchlite does not have yet")
+        else:
+            raise RuntimeError(f"linalg.matrix_norm: Order {p} not supported.")
+    if out is None:
+        return _C._functions.norm(input, p, dim, keepdim, dtype=dtype)
+    return _C._functions.norm(input, p, dim, keepdim, dtype=dtype, out=out)

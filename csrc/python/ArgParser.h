@@ -71,6 +71,8 @@ struct ParsedArgs {
   std::vector<Tensor> tensor_lists[2];
   int ntensor_lists = 0;
   ArrayRef<Tensor> tensorlist(int i);  // a tuple or list of tensors
+  // out= of an op with n returns: a tuple (or list) of exactly n tensors, else TypeError.
+  ArrayRef<Tensor> out_tensors(int i, int n);
   std::optional<Generator> generator_opt(int i);
   IntArrayRef intlist(int i, int size);  // size: N of int[N], for a bare int
   std::optional<IntArrayRef> intlist_opt(int i, int size) {
