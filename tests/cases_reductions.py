@@ -35,7 +35,22 @@ def samples(h):
         "isclose": lambda: {"self": _x(h, (2, 3)), "other": _x(h, (2, 3)) * 1.0000001, "rtol": 1e-4},
         "allclose": lambda: {"self": _x(h, (2, 3)), "other": _x(h, (3,)), "atol": 0.5},
         "equal": lambda: {"self": _x(h, (2, 3)), "other": _x(h, (2, 3))},
+        "cumsum": lambda: {"self": _x(h, (4, 3), True), "dim": 0},
+        "cumprod": lambda: {"self": _x(h), "dim": -1, "dtype": h.tl.float32},
     }
+
+
+def _cum_extreme(self, dim, is_max):
+    """Running max/min along dim and the latest index of it (no NaN in the samples)."""
+    x = np.moveaxis(self, dim, -1)
+    values, indices = np.empty_like(x), np.empty(x.shape, dtype=np.int64)
+    for pos in np.ndindex(x.shape[:-1]):
+        best, at = None, 0
+        for k, v in enumerate(x[pos]):
+            if best is None or (v >= best if is_max else v <= best):
+                best, at = v, k
+            values[pos + (k,)], indices[pos + (k,)] = best, at
+    return np.moveaxis(values, -1, dim), np.moveaxis(indices, -1, dim)
 
 
 def numpy_cases(h):
@@ -69,6 +84,9 @@ def numpy_cases(h):
         "count_nonzero": (lambda: {"self": _ints(h), "dim": 1}, lambda self, dim: np.count_nonzero(self, axis=1)),
         "count_nonzero.dim_IntList": (lambda: {"self": _ints(h), "dim": (0, 2)},
                                       lambda self, dim: np.count_nonzero(self, axis=(0, 2))),
+        "cummax": (lambda: {"self": _ints(h, (3, 5), "int16"), "dim": 1},
+                   lambda self, dim: _cum_extreme(self, dim, True)),
+        "cummin": (lambda: {"self": _x(h, (4, 3), True), "dim": 0}, lambda self, dim: _cum_extreme(self, dim, False)),
     }
 
 
@@ -135,4 +153,14 @@ ERRORS = [
     ("tl.prod(a, (0, 1))", "TypeError", ["prod()"]),
     ("tl.max(a, dim=(0, 1))", "TypeError", ["max()"]),
     ("tl.logsumexp(a)", "TypeError", ["logsumexp()"]),
+    ("tl.cumsum(a)", "TypeError", ["cumsum()", "dim"]),
+    ("tl.cumsum(a, 2)", "IndexError", ["Dimension out of range (expected to be in range of [-2, 1], but got 2)"]),
+    ("tl.cumprod(tl.tensor(3.0), 1)", "IndexError", ["Dimension out of range (expected to be in range of [-1, 0], but got 1)"]),
+    ("tl.cummax(a, -3)", "IndexError", ["Dimension out of range"]),
+    ("a.cumsum_(0, dtype=tl.float64)", "RuntimeError", ["Bad in-place call: input tensor dtype float and output tensor "
+                                                        "dtype double should match"]),
+    ("tl.cumsum(a, 0, dtype=tl.float64, out=tl.empty(0))", "RuntimeError", ["Expected out tensor to have dtype double, "
+                                                                            "but got float instead"]),
+    ("tl.cummin(a, 0, out=(tl.empty(0), tl.empty(0, dtype=tl.int32)))", "RuntimeError",
+     ["Expected out tensor to have dtype long int, but got int instead"]),
 ]

@@ -364,3 +364,61 @@ def test_results_do_not_depend_on_thread_count(shape, dim):
         tl.set_num_threads(before)
     assert one == many
     close(tl.mean(x, dim), np.mean(f64(x), axis=dim), "float32")
+
+
+# ------------------------------------------------------------------------------------------ scans
+@pytest.mark.parametrize("dtype", ALL_DTYPES)
+@pytest.mark.parametrize("noncontig", LAYOUTS, ids=["contiguous", "noncontiguous"])
+def test_cumsum_cumprod_match_numpy(dtype, noncontig):
+    x = make((3, 4, 5), dtype, seed=7, noncontiguous=noncontig)
+    r = f64(x)
+    int_like = dtype not in FLOATS
+    out_dtype = "int64" if int_like else dtype
+    for dim in (0, 1, -1):
+        s = tl.cumsum(x, dim)
+        assert str(s.dtype) == f"torchlite.{out_dtype}"
+        close(s, np.cumsum(r, axis=dim), out_dtype)
+        close(x.cumprod(dim), np.cumprod(r, axis=dim), out_dtype)
+        close(tl.cumsum(x, dim, dtype=tl.float64), np.cumsum(r, axis=dim), "float64")
+
+
+def test_scans_checked_against_torch():
+    i = tl.tensor([[1, 5, 3], [4, 2, 6]], dtype=tl.int32)
+    c = i.clone().cumsum_(1)
+    assert c.dtype == tl.int32 and c.tolist() == [[1, 6, 9], [4, 6, 12]]
+    assert i.clone().cumprod_(0).tolist() == [[1, 5, 3], [4, 10, 18]]
+    assert tl.cumsum(tl.tensor([True, False, True]), 0).tolist() == [1, 1, 2]
+    assert tl.cumprod(tl.tensor([True, False, True]), 0).tolist() == [1, 0, 0]
+    u = tl.tensor([200, 100], dtype=tl.uint8)
+    assert tl.cumsum(u, 0).tolist() == [200, 300] and tl.cumsum(u, 0, dtype=tl.uint8).tolist() == [200, 44]
+    assert tl.cumsum(tl.tensor(3.0), -1).item() == 3.0 and tuple(tl.cumsum(tl.empty(0, 3), 0).shape) == (0, 3)
+    s = tl.cumsum(tl.tensor([1.0, NAN, 2.0]), 0).tolist()
+    assert s[0] == 1.0 and math.isnan(s[1]) and math.isnan(s[2])
+    o = tl.empty(0, dtype=tl.int32)
+    assert tl.cumsum(i, 0, out=o) is o and o.tolist() == [[1, 5, 3], [5, 7, 9]]
+    x = tl.tensor([[1.0, 5.0, 3.0], [4.0, 2.0, 6.0]])
+    assert tl.cumsum(x.t(), 1).tolist() == [[1.0, 5.0], [5.0, 7.0], [3.0, 9.0]]
+    t = x.t()
+    assert t.cumsum_(0) is t and x.tolist() == [[1.0, 6.0, 9.0], [4.0, 6.0, 12.0]]  # in place through a view
+
+
+def test_cummax_cummin_checked_against_torch():
+    r = tl.cummax(tl.tensor([1.0, 3.0, 3.0, 2.0, 5.0]), 0)
+    assert type(r) is tl.return_types.cummax
+    assert r.values.tolist() == [1.0, 3.0, 3.0, 3.0, 5.0] and r.indices.tolist() == [0, 1, 2, 2, 4]
+    r = tl.cummin(tl.tensor([3.0, 1.0, 1.0, 2.0, 0.0]), 0)
+    assert r.values.tolist() == [3.0, 1.0, 1.0, 1.0, 0.0] and r.indices.tolist() == [0, 1, 2, 2, 4]
+    r = tl.cummax(tl.tensor([1.0, NAN, 3.0, NAN, 5.0]), 0)
+    v = r.values.tolist()
+    assert v[0] == 1.0 and all(math.isnan(a) for a in v[1:]) and r.indices.tolist() == [0, 1, 1, 3, 3]
+    r = tl.cummax(tl.tensor([True, False, True]), 0)
+    assert r.values.tolist() == [True, True, True] and r.indices.tolist() == [0, 0, 2]
+    x = tl.tensor([[1.0, 5.0, 3.0], [4.0, 2.0, 6.0]])
+    r = x.half().cummax(dim=1)
+    assert r.values.dtype == tl.float16 and r.values.tolist() == [[1.0, 5.0, 5.0], [4.0, 4.0, 6.0]]
+    assert r.indices.tolist() == [[0, 1, 1], [0, 0, 2]]
+    r = tl.cummax(tl.tensor(2.0), 0)
+    assert r.values.item() == 2.0 and r.indices.item() == 0
+    v, i = tl.empty(0), tl.empty(0, dtype=tl.int64)
+    r = tl.cummin(x, 0, out=(v, i))
+    assert type(r) is tl.return_types.cummin_out and r.values is v and i.tolist() == [[0, 0, 0], [0, 1, 0]]
