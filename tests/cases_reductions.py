@@ -37,7 +37,34 @@ def samples(h):
         "equal": lambda: {"self": _x(h, (2, 3)), "other": _x(h, (2, 3))},
         "cumsum": lambda: {"self": _x(h, (4, 3), True), "dim": 0},
         "cumprod": lambda: {"self": _x(h), "dim": -1, "dtype": h.tl.float32},
+        "sort.stable": lambda: {"self": _x(h, (4, 3), True), "stable": True, "dim": 0},
+        "argsort.stable": lambda: {"self": _ints(h), "stable": True, "descending": True},
+        "nanmedian": lambda: {"self": _x(h, (2, 3))},
+        "nanmedian.dim": lambda: {"self": _x(h), "dim": 1, "keepdim": True},
     }
+
+
+def _sorted(self, dim, descending):
+    order = np.argsort(-self if descending else self, axis=dim, kind="stable")
+    return np.take_along_axis(self, order, axis=dim), order
+
+
+def _mode(self, dim):
+    """Most frequent value along dim (the smallest among ties) and the index of its last occurrence."""
+    x = np.moveaxis(self, dim, -1)
+    values, indices = np.empty(x.shape[:-1]), np.empty(x.shape[:-1], dtype=np.int64)
+    for pos in np.ndindex(x.shape[:-1]):
+        row = x[pos]
+        uniq, counts = np.unique(row, return_counts=True)
+        v = uniq[np.argmax(counts)]  # the first of the most frequent, in sorted order
+        values[pos], indices[pos] = v, np.nonzero(row == v)[0][-1]
+    return values, indices
+
+
+def _unique(self, return_inverse, return_counts, axis=None):
+    u, inverse, counts = np.unique(self, return_inverse=True, return_counts=True, axis=axis)
+    inverse = inverse.reshape(self.shape if axis is None else (-1,))
+    return u, inverse if return_inverse else np.zeros(0), counts if return_counts else np.zeros(0)
 
 
 def _cum_extreme(self, dim, is_max):
@@ -87,6 +114,21 @@ def numpy_cases(h):
         "cummax": (lambda: {"self": _ints(h, (3, 5), "int16"), "dim": 1},
                    lambda self, dim: _cum_extreme(self, dim, True)),
         "cummin": (lambda: {"self": _x(h, (4, 3), True), "dim": 0}, lambda self, dim: _cum_extreme(self, dim, False)),
+        "sort": (lambda: {"self": _x(h), "dim": 1, "descending": True},
+                 lambda self, dim, descending: _sorted(self, dim, descending)),
+        "argsort": (lambda: {"self": _x(h, (4, 3), True), "dim": 0}, lambda self, dim: _sorted(self, dim, False)[1]),
+        "topk": (lambda: {"self": _x(h), "k": 2, "dim": -1},
+                 lambda self, k, dim: tuple(a[..., :2] for a in _sorted(self, -1, True))),
+        "kthvalue": (lambda: {"self": _x(h, (4, 3), True), "k": 3, "dim": 0, "keepdim": True},
+                     lambda self, k, dim, keepdim: tuple(a[2:3] for a in _sorted(self, 0, False))),
+        "median": (lambda: {"self": _x(h, (2, 3))}, lambda self: np.sort(self, axis=None)[2]),
+        "median.dim": (lambda: {"self": _x(h), "dim": -1},
+                       lambda self, dim: tuple(a[..., 1] for a in _sorted(self, -1, False))),
+        "mode": (lambda: {"self": _ints(h, (3, 8)), "dim": 1}, lambda self, dim: _mode(self, dim)),
+        "_unique2": (lambda: {"self": _ints(h), "return_inverse": True, "return_counts": True},
+                     lambda self, return_inverse, return_counts: _unique(self, True, True)),
+        "unique_dim": (lambda: {"self": _ints(h, (6, 2), "bool"), "dim": 0, "return_counts": True},
+                       lambda self, dim, return_counts: _unique(self, False, True, axis=0)),
     }
 
 
@@ -162,5 +204,25 @@ ERRORS = [
     ("tl.cumsum(a, 0, dtype=tl.float64, out=tl.empty(0))", "RuntimeError", ["Expected out tensor to have dtype double, "
                                                                             "but got float instead"]),
     ("tl.cummin(a, 0, out=(tl.empty(0), tl.empty(0, dtype=tl.int32)))", "RuntimeError",
+     ["Expected out tensor to have dtype long int, but got int instead"]),
+    ("tl.max(tl.empty(0), 0)", "IndexError", ["max(): Expected reduction dim 0 to have non-zero size."]),
+    ("tl.amax(tl.empty(0), 0)", "IndexError", ["amax(): Expected reduction dim 0 to have non-zero size."]),
+    ("tl.argmax(tl.empty(0), 0)", "IndexError", ["argmax(): Expected reduction dim 0 to have non-zero size."]),
+    ("tl.aminmax(tl.empty(0), dim=0)", "IndexError", ["aminmax: Expected reduction dim 0 to have non-zero size."]),
+    ("tl.sort(a, 2)", "IndexError", ["Dimension out of range (expected to be in range of [-2, 1], but got 2)"]),
+    ("tl.sort(a, stable=1)", "TypeError", ["sort()"]),
+    ("tl.topk(i, 4)", "RuntimeError", ["selected index k out of range"]),
+    ("tl.topk(i, -1)", "RuntimeError", ["selected index k out of range"]),
+    ("tl.topk(b, 1)", "RuntimeError", ["topk does not support bool dtypes on CPU"]),
+    ("tl.kthvalue(i, 0)", "RuntimeError", ["kthvalue(): selected number k out of range for dimension 0"]),
+    ("tl.kthvalue(tl.empty(0), 1)", "IndexError", ["kthvalue(): Expected reduction dim 0 to have non-zero size."]),
+    ("tl.kthvalue(b, 1)", "NotImplementedError", ['"kthvalue_cpu" not implemented for \'Bool\'']),
+    ("tl.median(b)", "NotImplementedError", ['"median_cpu" not implemented for \'Bool\'']),
+    ("tl.nanmedian(b, 0)", "NotImplementedError", ['"median_out" not implemented for \'Bool\'']),
+    ("tl.nanmedian(b)", "NotImplementedError", ['"median_cpu" not implemented for \'Bool\'']),
+    ("tl.median(tl.empty(0, 2), 0)", "IndexError", ["median(): Expected reduction dim 0 to have non-zero size."]),
+    ("tl.nanmedian(tl.empty(0), 0)", "IndexError", ["median(): Expected reduction dim 0 to have non-zero size."]),
+    ("tl.mode(tl.empty(0))", "IndexError", ["mode(): Expected reduction dim 0 to have non-zero size."]),
+    ("tl.sort(i, out=(tl.empty(0, dtype=tl.int64), tl.empty(0, dtype=tl.int32)))", "RuntimeError",
      ["Expected out tensor to have dtype long int, but got int instead"]),
 ]

@@ -422,3 +422,127 @@ def test_cummax_cummin_checked_against_torch():
     v, i = tl.empty(0), tl.empty(0, dtype=tl.int64)
     r = tl.cummin(x, 0, out=(v, i))
     assert type(r) is tl.return_types.cummin_out and r.values is v and i.tolist() == [[0, 0, 0], [0, 1, 0]]
+
+
+# ------------------------------------------------------------------------------------------ sorting and selection
+SORTABLE = FLOATS + ["int8", "int16", "int32", "int64", "uint8"]
+
+
+@pytest.mark.parametrize("dtype", SORTABLE + ["bool"])
+@pytest.mark.parametrize("noncontig", LAYOUTS, ids=["contiguous", "noncontiguous"])
+def test_sort_matches_numpy_stable_order(dtype, noncontig):
+    x = make((3, 4, 5), dtype, seed=8, noncontiguous=noncontig)  # integer samples have many ties
+    r = f64(x)
+    for dim in (0, 1, -1):
+        for descending in (False, True):
+            order = np.argsort(-r if descending else r, axis=dim, kind="stable")
+            s = tl.sort(x, dim, descending)
+            np.testing.assert_array_equal(f64(s.indices), order)
+            np.testing.assert_array_equal(f64(s.values), np.take_along_axis(r, order, axis=dim))
+            np.testing.assert_array_equal(f64(x.argsort(dim, descending=descending)), order)
+            if dtype != "bool":
+                k = 2
+                top = tl.topk(x, k, dim, largest=descending)
+                np.testing.assert_array_equal(f64(top.indices), np.take(order, range(k), axis=dim))
+
+
+@pytest.mark.parametrize("dtype", SORTABLE)
+def test_kthvalue_median_mode_match_numpy(dtype):
+    x = make((4, 7), dtype, seed=9, noncontiguous=True)
+    r = f64(x)
+    order = np.argsort(r, axis=1, kind="stable")
+    for k in (1, 4, 7):
+        kv = tl.kthvalue(x, k, 1)
+        np.testing.assert_array_equal(f64(kv.indices), order[:, k - 1])
+        np.testing.assert_array_equal(f64(kv.values), np.sort(r, axis=1)[:, k - 1])
+    med = tl.median(x, 1, keepdim=True)
+    np.testing.assert_array_equal(f64(med.indices), order[:, 3:4])  # lower median of 7: the 4th
+    assert tl.median(x).item() == np.sort(r, axis=None)[(r.size - 1) // 2]
+    np.testing.assert_array_equal(f64(tl.nanmedian(x, 0).values), np.sort(r, axis=0)[1])
+    mode = tl.mode(x, 1)
+    for row in range(4):
+        vals, counts = np.unique(r[row], return_counts=True)
+        v = vals[np.argmax(counts)]
+        assert mode.values.tolist()[row] == v and mode.indices.tolist()[row] == np.nonzero(r[row] == v)[0][-1]
+
+
+def test_sorting_checked_against_torch():
+    r = tl.sort(tl.tensor([2.0, NAN, 1.0, NAN]))
+    assert r.indices.tolist() == [2, 0, 1, 3] and type(r) is tl.return_types.sort
+    assert tl.sort(tl.tensor([2.0, NAN, 1.0, NAN]), descending=True).indices.tolist() == [1, 3, 0, 2]
+    assert tl.sort(tl.tensor([2.0, 1.0, 2.0, 1.0]), descending=True).indices.tolist() == [0, 2, 1, 3]
+    assert tl.sort(tl.tensor([3, 1, 2]), stable=True).indices.tolist() == [1, 2, 0]
+    assert tl.sort(tl.tensor([True, False, True])).indices.tolist() == [1, 0, 2]
+    s = tl.sort(tl.tensor(3.0))
+    assert s.values.item() == 3.0 and s.indices.item() == 0
+    assert tuple(tl.sort(tl.empty(0, 2)).values.shape) == (0, 2)
+    t = tl.topk(tl.tensor([1.0, 5.0, 3.0, 5.0, 2.0]), 2)
+    assert type(t) is tl.return_types.topk and t.values.tolist() == [5.0, 5.0] and t.indices.tolist() == [1, 3]
+    assert tl.topk(tl.tensor([1.0, 5.0, 3.0, 5.0, 2.0]), 3, largest=False).indices.tolist() == [0, 4, 2]
+    t = tl.topk(tl.tensor([1.0, NAN, 3.0]), 2)
+    assert math.isnan(t.values.tolist()[0]) and t.indices.tolist() == [1, 2]
+    assert tl.topk(tl.tensor([1.0, NAN, 3.0]), 2, largest=False).indices.tolist() == [0, 2]
+    assert tuple(tl.topk(tl.tensor([1.0, 5.0]), 0).values.shape) == (0,)
+    t = tl.topk(tl.tensor([[3.0, 1.0, 2.0], [0.0, 5.0, 4.0]]), 2, 0)
+    assert t.values.tolist() == [[3.0, 5.0, 4.0], [0.0, 1.0, 2.0]] and t.indices.tolist() == [[0, 1, 1], [1, 0, 0]]
+    kv = tl.kthvalue(tl.tensor([3.0, 1.0, 2.0, 1.0]), 2)
+    assert kv.values.item() == 1.0 and kv.indices.item() == 3 and type(kv) is tl.return_types.kthvalue
+    kv = tl.kthvalue(tl.tensor([[3.0, 1.0], [2.0, 0.0]]), 1, 0, True)
+    assert kv.values.tolist() == [[2.0, 0.0]] and kv.indices.tolist() == [[1, 1]]
+    assert tl.kthvalue(tl.tensor([3.0, NAN, 2.0]), 3).indices.item() == 1
+    assert tl.median(tl.tensor([3.0, 1.0, 2.0, 4.0])).item() == 2.0 and tl.median(tl.tensor([5, 1, 3, 3])).item() == 3
+    assert math.isnan(tl.median(tl.tensor([3.0, NAN, 2.0])).item()) and math.isnan(tl.median(tl.empty(0)).item())
+    m = tl.median(tl.tensor([[3.0, 1.0, 2.0, 4.0], [1.0, 1.0, 5.0, 5.0]]), 1)
+    assert type(m) is tl.return_types.median and m.values.tolist() == [2.0, 1.0] and m.indices.tolist() == [2, 1]
+    m = tl.median(tl.tensor([1.0, NAN, NAN, 2.0]), 0)
+    assert math.isnan(m.values.item()) and m.indices.item() == 1
+    assert tl.median(tl.tensor([2.0, 2.0, 1.0, 2.0]), 0).indices.item() == 0
+    assert tl.nanmedian(tl.tensor([3.0, NAN, 2.0, 1.0])).item() == 2.0 and math.isnan(tl.nanmedian(tl.tensor([NAN])).item())
+    m = tl.nanmedian(tl.tensor([[3.0, NAN, 2.0, 1.0], [NAN, NAN, NAN, NAN]]), 1)
+    assert m.values.tolist()[0] == 2.0 and m.indices.tolist()[0] == 2 and math.isnan(m.values.tolist()[1])
+    assert tl.nanmedian(tl.tensor([1, 2])).item() == 1
+    md = tl.mode(tl.tensor([1, 2, 2, 3, 3]))
+    assert type(md) is tl.return_types.mode and md.values.item() == 2 and md.indices.item() == 2
+    md = tl.mode(tl.tensor([3.0, 1.0, 3.0, 1.0, 2.0]))
+    assert md.values.item() == 1.0 and md.indices.item() == 3
+    md = tl.mode(tl.tensor([[1, 1, 2], [5, 6, 6]]), 1)
+    assert md.values.tolist() == [1, 6] and md.indices.tolist() == [1, 2]
+    md = tl.mode(tl.tensor([True, False, False]))
+    assert md.values.item() is False and md.indices.item() == 2
+    v, i = tl.empty(0), tl.empty(0, dtype=tl.int64)
+    r = tl.sort(tl.tensor([3.0, 1.0]), out=(v, i))
+    assert type(r) is tl.return_types.sort_out and v.tolist() == [1.0, 3.0] and i.tolist() == [1, 0]
+
+
+def test_unique_checked_against_torch():
+    x = tl.tensor([3, 1, 2, 1, 3])
+    assert tl.unique(x).tolist() == [1, 2, 3] and tl.unique(x, sorted=False).tolist() == [1, 2, 3]
+    u, inv, cnt = tl.unique(x, return_inverse=True, return_counts=True)
+    assert u.tolist() == [1, 2, 3] and inv.tolist() == [2, 0, 1, 0, 2] and cnt.tolist() == [2, 1, 2]
+    u, cnt = x.unique(return_counts=True)
+    assert cnt.tolist() == [2, 1, 2] and cnt.dtype == tl.int64
+    u, inv = tl.unique(tl.tensor([[3, 1], [2, 1]]), return_inverse=True)
+    assert inv.tolist() == [[2, 0], [1, 0]]
+    u = tl.unique(tl.tensor([1.0, NAN, NAN])).tolist()
+    assert u[0] == 1.0 and math.isnan(u[1]) and math.isnan(u[2])  # every NaN is distinct
+    assert tl.unique(tl.tensor([True, False, True])).tolist() == [False, True]
+    u, cnt = tl.unique(tl.empty(0), return_counts=True)
+    assert tuple(u.shape) == (0,) and tuple(cnt.shape) == (0,)
+    assert tl.unique(tl.tensor(5)).tolist() == [5]
+    assert str(tl.unique(tl.tensor([-0.0, 0.0])).tolist()) == "[-0.0]"
+    assert tl.unique(tl.tensor([[1, 2], [1, 2], [0, 1]]), dim=0).tolist() == [[0, 1], [1, 2]]
+    u, inv, cnt = tl.unique(tl.tensor([[1, 2, 1], [3, 0, 3]]), dim=1, return_inverse=True, return_counts=True)
+    assert u.tolist() == [[1, 2], [3, 0]] and inv.tolist() == [0, 1, 0] and cnt.tolist() == [2, 1]
+    assert tl.unique(tl.tensor([[1, 2], [1, 2]]), dim=-1).tolist() == [[1, 2], [1, 2]]
+    y = make((5, 6), "int8", seed=10, noncontiguous=True)
+    r = f64(y)
+    u, inv, cnt = tl.unique(y, return_inverse=True, return_counts=True)
+    eu, einv, ecnt = np.unique(r, return_inverse=True, return_counts=True)
+    np.testing.assert_array_equal(f64(u), eu)
+    np.testing.assert_array_equal(f64(inv), einv.reshape(r.shape))
+    np.testing.assert_array_equal(f64(cnt), ecnt)
+    u, inv, cnt = tl.unique(y, dim=1, return_inverse=True, return_counts=True)
+    eu, einv, ecnt = np.unique(r, axis=1, return_inverse=True, return_counts=True)
+    np.testing.assert_array_equal(f64(u), eu)
+    np.testing.assert_array_equal(f64(inv), einv.reshape(-1))
+    np.testing.assert_array_equal(f64(cnt), ecnt)

@@ -41,6 +41,6 @@ for _name in dir(_C._functions):
         globals()[_name] = getattr(_C._functions, _name)
 del _name
 from .functional import broadcast_shapes, broadcast_tensors  # noqa: E402,F401  (varargs signatures)
-from .functional import norm  # noqa: E402,F401  (p may be 'fro', as torch.norm)
+from .functional import norm, unique  # noqa: E402,F401  (norm's p may be 'fro'; unique's result depends on flags)
 
 __version__ = version.__version__

@@ -26,6 +26,12 @@ class Tensor(_C.TensorBase):
 
         return norm(self, p, dim, keepdim, dtype=dtype)
 
+    def unique(self, sorted=True, return_inverse=False, return_counts=False, dim=None):
+        """unique(sorted=True, return_inverse=False, return_counts=False, dim=None): see torchlite.unique."""
+        from .functional import unique
+
+        return unique(self, sorted, return_inverse, return_counts, dim)
+
     def __repr__(self):
         from ._tensor_str import tensor_repr
 

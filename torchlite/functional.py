@@ -45,3 +45,20 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
     if out is None:
         return _C._functions.norm(input, p, dim, keepdim, dtype=dtype)
     return _C._functions.norm(input, p, dim, keepdim, dtype=dtype, out=out)
+
+
+def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    """unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None): the sorted distinct
+    elements (slices along `dim` when given), with the inverse indices and the counts when asked for, as
+    torch.unique: a tensor, or a tuple (output[, inverse_indices][, counts])."""
+    if dim is None:
+        output, inverse, counts = _C._functions._unique2(input, sorted, return_inverse, return_counts)
+    else:
+        output, inverse, counts = _C._functions.unique_dim(input, dim, sorted, return_inverse, return_counts)
+    if return_inverse and return_counts:
+        return output, inverse, counts
+    if return_inverse:
+        return output, inverse
+    if return_counts:
+        return output, counts
+    return output

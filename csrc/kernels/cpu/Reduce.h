@@ -47,6 +47,20 @@ inline Rows rows(const Tensor& self, uint64_t mask, ScalarType t) {
   return r;
 }
 
+// `out` seen in the layout of rows(): dims not in mask first, then those in mask (scans and sorts
+// write their rows back through it).
+inline Tensor rows_view(const Tensor& out, uint64_t mask) {
+  DimVector sizes, strides;
+  for (int pass = 0; pass < 2; ++pass) {
+    for (int64_t d = 0; d < out.dim(); ++d) {
+      if (bool(mask >> d & 1) != (pass == 1)) continue;
+      sizes.push_back(out.size(d));
+      strides.push_back(out.stride(d));
+    }
+  }
+  return make_alias(out, sizes.ref(), strides.ref(), out.storage_offset());
+}
+
 // Reductions without an identity (max, amax, argmax, aminmax, the inf norm) refuse to reduce nothing.
 // `whole` is raised (as `whole_kind`) when every dim is reduced and self is empty; a reduced dim of
 // size 0 raises IndexError "<op> Expected reduction dim 0 to have non-zero size."
@@ -55,7 +69,7 @@ inline void check_nonempty(const char* op, const Tensor& self, uint64_t mask, Er
   if (self.numel() != 0) return;
   bool all = true;
   for (int64_t d = 0; d < self.dim(); ++d) all = all && (mask >> d & 1);
-  if (all) throw_error(whole_kind, whole);
+  if (all && !whole.empty()) throw_error(whole_kind, whole);  // ops with a dim argument pass no `whole`
   for (int64_t d = 0; d < self.dim(); ++d)
     if ((mask >> d & 1) && self.size(d) == 0)
       throw_error(ErrorKind::Index, str(op, " Expected reduction dim ", d, " to have non-zero size."));

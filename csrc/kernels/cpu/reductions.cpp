@@ -188,7 +188,9 @@ std::string whole_empty(const char* op) {
 template <bool is_max>
 void amax_impl(const char* op, const Tensor& self, std::optional<IntArrayRef> dim, const Tensor& out) {
   uint64_t mask = mask_of(self, dim);
-  reduce::check_nonempty(str(op, "():").c_str(), self, mask, ErrorKind::Runtime, whole_empty(op));
+  // Only amax(x) (no dims) asks for a dim; an empty dim given explicitly is an IndexError.
+  reduce::check_nonempty(str(op, "():").c_str(), self, mask, ErrorKind::Runtime,
+                         dim.has_value() && !dim->empty() ? std::string() : whole_empty(op));
   if (dim.has_value())  // amax/amin (not max()/min()): out= must have self's dtype
     TL_CHECK(out.scalar_type() == self.scalar_type(), "Expected the dtype for input and out to match, but got ",
              scalar_type_name(self.scalar_type()), " for input's dtype and ", scalar_type_name(out.scalar_type()),
@@ -201,7 +203,8 @@ void argmax_impl(const char* op, const Tensor& self, std::optional<int64_t> dim,
   TL_CHECK(self.scalar_type() != ScalarType::Bool, op, "(): does not support bool input");
   uint64_t mask = mask_of(self, dim);
   reduce::check_nonempty(str(op, "():").c_str(), self, mask, ErrorKind::Index,
-                         str(op, "(): Expected reduction dim to be specified for input.numel() == 0."));
+                         dim.has_value() ? std::string()
+                                         : str(op, "(): Expected reduction dim to be specified for input.numel() == 0."));
   arg_extreme_impl<is_max>(op, self, mask, Tensor(), out);
 }
 
@@ -367,7 +370,8 @@ void kernels::aminmax_out_cpu(const Tensor& self, std::optional<int64_t> dim, bo
                               const Tensor& max) {
   uint64_t mask = mask_of(self, dim);
   reduce::check_nonempty("aminmax:", self, mask, ErrorKind::Runtime,
-                         "aminmax(): cannot compute aminmax over an empty dimension as the operation has no identity.");
+                         dim.has_value() ? "" : "aminmax(): cannot compute aminmax over an empty dimension as the "
+                                                "operation has no identity.");
   ScalarType t = self.scalar_type();
   Rows r = reduce::rows(self, mask, t);
   Tensor lo = reduce::target_for(min, t), hi = reduce::target_for(max, t);

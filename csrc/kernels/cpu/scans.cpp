@@ -15,19 +15,6 @@ using reduce::Rows;
 
 namespace {
 
-// `out` seen in the rows layout of a scan along the dims of mask (kept dims first, then the scanned one).
-Tensor rows_view(const Tensor& out, uint64_t mask) {
-  DimVector sizes, strides;
-  for (int pass = 0; pass < 2; ++pass) {
-    for (int64_t d = 0; d < out.dim(); ++d) {
-      if (bool(mask >> d & 1) != (pass == 1)) continue;
-      sizes.push_back(out.size(d));
-      strides.push_back(out.stride(d));
-    }
-  }
-  return make_alias(out, sizes.ref(), strides.ref(), out.storage_offset());
-}
-
 // Runs scan(in_row, out_row, n) over every row of self (in dtype t) and writes the result to out.
 template <typename F>
 void scan_rows(const char* op, const Tensor& self, int64_t dim, ScalarType t, const Tensor& out, const F& scan) {
@@ -40,7 +27,7 @@ void scan_rows(const char* op, const Tensor& self, int64_t dim, ScalarType t, co
     T* o = result.data<T>();
     reduce::for_each_row(r.nout, r.row, [&](int64_t k) { scan(in + k * r.row, o + k * r.row, r.row); });
   });
-  copy_cast_cpu(rows_view(out, mask), result);
+  copy_cast_cpu(reduce::rows_view(out, mask), result);
 }
 
 template <bool is_max>
@@ -75,8 +62,8 @@ void cum_extreme(const char* op, const Tensor& self, int64_t dim, const Tensor& 
       }
     });
   });
-  copy_cast_cpu(rows_view(values, mask), v);
-  copy_cast_cpu(rows_view(indices, mask), idx);
+  copy_cast_cpu(reduce::rows_view(values, mask), v);
+  copy_cast_cpu(reduce::rows_view(indices, mask), idx);
 }
 
 // cumsum_(dim, dtype=...) and cumprod_: the in-place target is self, whose dtype dtype= must match.
