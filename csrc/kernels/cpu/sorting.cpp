@@ -35,22 +35,46 @@ bool same_at(const T* x, int64_t i, int64_t j) {
   return static_cast<opmath_t<T>>(x[i]) == static_cast<opmath_t<T>>(x[j]);
 }
 
+// A strict total order on the positions of a row: by value (NaN as the largest; reversed when
+// descending), then by position. Sorting by it is a stable sort, and partial sorts and selections with
+// it pick exactly the elements a stable sort would put there.
+template <typename T>
+struct RowOrder {
+  const T* x;
+  bool descending;
+  bool operator()(int64_t a, int64_t b) const {
+    using op_t = opmath_t<T>;
+    op_t va = static_cast<op_t>(x[a]), vb = static_cast<op_t>(x[b]);
+    bool na = reduce::is_nan(va), nb = reduce::is_nan(vb);
+    if (na || nb) {
+      if (na && nb) return a < b;
+      return descending ? na : nb;
+    }
+    if (va != vb) return descending ? va > vb : va < vb;
+    return a < b;
+  }
+};
+
 // idx[0..n) = the order that sorts x[0..n) stably, NaN last (first when descending).
 template <typename T>
 void sort_indices(const T* x, int64_t n, bool descending, int64_t* idx) {
-  using op_t = opmath_t<T>;
   std::iota(idx, idx + n, int64_t(0));
-  if (descending) {
-    std::stable_sort(idx, idx + n, [&](int64_t a, int64_t b) {
-      op_t va = static_cast<op_t>(x[a]), vb = static_cast<op_t>(x[b]);
-      return (reduce::is_nan(va) && !reduce::is_nan(vb)) || va > vb;
-    });
-  } else {
-    std::stable_sort(idx, idx + n, [&](int64_t a, int64_t b) {
-      op_t va = static_cast<op_t>(x[a]), vb = static_cast<op_t>(x[b]);
-      return (!reduce::is_nan(va) && reduce::is_nan(vb)) || va < vb;
-    });
-  }
+  std::sort(idx, idx + n, RowOrder<T>{x, descending});
+}
+
+// idx[0..k) = the first k positions of that order (the rest of idx in no particular order).
+template <typename T>
+void partial_sort_indices(const T* x, int64_t n, int64_t k, bool descending, int64_t* idx) {
+  std::iota(idx, idx + n, int64_t(0));
+  std::partial_sort(idx, idx + k, idx + n, RowOrder<T>{x, descending});
+}
+
+// The position that sorts k-th (0-based) in that ascending order.
+template <typename T>
+int64_t select_index(const T* x, int64_t n, int64_t k, int64_t* idx) {
+  std::iota(idx, idx + n, int64_t(0));
+  std::nth_element(idx, idx + k, idx + n, RowOrder<T>{x, false});
+  return idx[k];
 }
 
 uint64_t dim_mask(const Tensor& self, int64_t dim) { return uint64_t(1) << wrap_dim(dim, self.dim()); }
@@ -124,12 +148,10 @@ void median_impl(const char* op, const Tensor& self, int64_t dim, const Tensor& 
           for (int64_t i = 0; i < n; ++i)
             if (nan_at(x, i)) return i;
         }
-        sort_indices(x, n, /*descending=*/false, order);
         int64_t valid = n;
         if (ignore_nan)
-          while (valid > 0 && nan_at(x, order[valid - 1])) --valid;
-        int64_t k = valid > 0 ? (valid - 1) / 2 : 0;
-        return order[k];
+          for (int64_t i = 0; i < n; ++i) valid -= nan_at(x, i);
+        return select_index(x, n, valid > 0 ? (valid - 1) / 2 : 0, order);
       },
       /*with_bool=*/false);
 }
@@ -157,7 +179,10 @@ void sorted_rows(const char* op, const Tensor& self, int64_t dim, int64_t k, boo
     reduce::for_each_row(r.nout, r.row, [&](int64_t row) {
       const T* x = in + row * r.row;
       std::vector<int64_t> order(static_cast<size_t>(r.row));
-      sort_indices(x, r.row, descending, order.data());
+      if (k == r.row)
+        sort_indices(x, r.row, descending, order.data());
+      else
+        partial_sort_indices(x, r.row, k, descending, order.data());
       for (int64_t i = 0; i < k; ++i) {
         vo[row * k + i] = x[order[i]];
         io[row * k + i] = order[i];
@@ -216,8 +241,7 @@ void kernels::kthvalue_out_cpu(const Tensor& self, int64_t k, int64_t dim, bool 
   TL_CHECK(k >= 1 && k <= dim_size(self, dim), "kthvalue(): selected number k out of range for dimension ", d);
   check_not_bool(self, "kthvalue_cpu");
   select_rows("kthvalue_cpu", self, dim, values, indices, [&](const auto* x, int64_t n, int64_t* order) {
-    sort_indices(x, n, /*descending=*/false, order);
-    return order[k - 1];
+    return select_index(x, n, k - 1, order);
   });
 }
 
