@@ -274,6 +274,8 @@ def test_all_any_checked_against_torch():
     assert tl.all(tl.tensor(0.0), 0, keepdim=True).item() is False
     assert tl.all(tl.ones(2, 3), 0, out=tl.empty(0, dtype=tl.uint8)).tolist() == [1, 1, 1]
     assert tl.any(tl.ones(2, 3), (0, 1)).item() is True and tl.any(tl.ones(2, 3), dim=None).dim() == 0
+    # dim=() reduces nothing for all/any (elementwise), unlike amax or sum, which reduce every dim.
+    assert tl.any(tl.tensor([[0.0, 2.0]]), ()).tolist() == [[False, True]] and tl.amax(tl.ones(2, 3), ()).dim() == 0
     x = make((3, 4, 5), "int8", seed=5, noncontiguous=True)
     r = f64(x)
     for dim in (0, -1, (0, 2)):

@@ -410,8 +410,13 @@ TensorMeta meta::logical_reduction_meta(const Tensor& self) { return logical_met
 TensorMeta meta::logical_reduction_meta(const Tensor& self, int64_t dim, bool keepdim) {
   return logical_meta(self, mask_of(self, dim), keepdim);
 }
+// all.dims/any.dims: None reduces every dim, but () none (as PyTorch; amax and sum reduce all for ()).
+static uint64_t logical_mask(const Tensor& self, std::optional<IntArrayRef> dim) {
+  return dim.has_value() && dim->empty() ? 0 : mask_of(self, dim);
+}
+
 TensorMeta meta::logical_reduction_meta(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim) {
-  return logical_meta(self, mask_of(self, dim), keepdim);
+  return logical_meta(self, logical_mask(self, dim), keepdim);
 }
 
 void kernels::all_out_cpu(const Tensor& self, const Tensor& out) {
@@ -421,7 +426,7 @@ void kernels::all_out_cpu(const Tensor& self, int64_t dim, bool keepdim, const T
   logical_impl<true>("all", self, mask_of(self, dim), out);
 }
 void kernels::all_out_cpu(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim, const Tensor& out) {
-  logical_impl<true>("all", self, mask_of(self, dim), out);
+  logical_impl<true>("all", self, logical_mask(self, dim), out);
 }
 void kernels::any_out_cpu(const Tensor& self, const Tensor& out) {
   logical_impl<false>("any", self, ~uint64_t(0), out);
@@ -430,7 +435,7 @@ void kernels::any_out_cpu(const Tensor& self, int64_t dim, bool keepdim, const T
   logical_impl<false>("any", self, mask_of(self, dim), out);
 }
 void kernels::any_out_cpu(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim, const Tensor& out) {
-  logical_impl<false>("any", self, mask_of(self, dim), out);
+  logical_impl<false>("any", self, logical_mask(self, dim), out);
 }
 
 void kernels::var_out_cpu(const Tensor& self, std::optional<IntArrayRef> dim, const std::optional<Scalar>& correction,
