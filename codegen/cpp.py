@@ -69,13 +69,38 @@ def default_decl(a: Argument) -> str:
     return " = " + _literal(a.type, a.default)
 
 
-def params(schema: FunctionSchema, defaults: bool, skip_self: bool = False) -> list[str]:
+def params(schema: FunctionSchema, defaults: bool, skip_self: bool = False, first_default: int = 0) -> list[str]:
+    """C++ parameters; with defaults, only parameters from index first_default on keep theirs."""
     out = []
-    for a in schema.arguments:
+    for i, a in enumerate(schema.arguments):
         if skip_self and a.name == "self":
             continue
-        out.append(f"{param_type(a.type)} {a.name}" + (default_decl(a) if defaults else ""))
+        out.append(f"{param_type(a.type)} {a.name}" + (default_decl(a) if defaults and i >= first_default else ""))
     return out
+
+
+def _callable_counts(schema: FunctionSchema) -> range:
+    required = len(schema.arguments)
+    while required and schema.arguments[required - 1].default is not None:
+        required -= 1
+    return range(required, len(schema.arguments) + 1)
+
+
+def first_defaults(schemas: list[FunctionSchema]) -> dict[str, int]:
+    """Overloads of one C++ name whose default arguments would make a call ambiguous (`all(self)` and
+    `all(self, dim=None, keepdim=False)` both take `all(x)`): for each, the index of its first parameter
+    that may keep a default, so that the longer (or later) overload needs more arguments than the other takes."""
+    firsts = {s.full_name: 0 for s in schemas}
+    types = {s.full_name: [param_type(a.type) for a in s.arguments] for s in schemas}
+    for j, b in enumerate(schemas):
+        for i, a in enumerate(schemas):
+            # The longer overload gives way; of two as long, the later one.
+            if a is b or len(a.arguments) > len(b.arguments) or (len(a.arguments) == len(b.arguments) and i > j):
+                continue
+            for k in _callable_counts(a):
+                if k in _callable_counts(b) and types[a.full_name][:k] == types[b.full_name][:k]:
+                    firsts[b.full_name] = max(firsts[b.full_name], k + 1)
+    return firsts
 
 
 def return_type(schema: FunctionSchema) -> str:

@@ -15,7 +15,7 @@ import jinja2
 
 from . import cpp
 from .expr import tokenize
-from .load import dtype_category, dtype_list, load, load_helpers
+from .load import dtype_category, dtype_list, load, load_helpers, named_returns
 from .model import NativeFunction
 from .python_sig import (NUM_SHARDS, PyName, allows_number, arg_kind, pyi_default, pyi_type, python_names)
 
@@ -72,6 +72,13 @@ class OpCtx:
     lambda_params: str = ""
     cases: list[PointwiseCase] = field(default_factory=list)
     siblings: list[str] = field(default_factory=list)
+    # out= variants: one target `out`, or one per return (out0, out1, ...) for ops with several returns.
+    multi: bool = False
+    out_names: list[str] = field(default_factory=list)
+    out_params: str = ""
+    out_ret: str = ""
+    meta_type: str = "TensorMeta"
+    exact_out_dtype: bool = False
 
 
 def _promotion_body(nf: NativeFunction) -> list[str]:
@@ -125,12 +132,12 @@ def _pointwise_expr(nf: NativeFunction, text: str, used_t: set, used_s: set) -> 
     return text
 
 
-def _out_arg(name, dtype_arg, device_arg) -> str:
-    """Composite out= variants take dtype and device from `out` when not given."""
+def _out_arg(name, dtype_arg, device_arg, out="out") -> str:
+    """Composite out= variants take dtype and device from `out` (the first target) when not given."""
     if dtype_arg is not None and name == "dtype" and dtype_arg.type.base == "ScalarType":
-        return "dtype.has_value() ? dtype : std::optional<ScalarType>(out.scalar_type())"
+        return f"dtype.has_value() ? dtype : std::optional<ScalarType>({out}.scalar_type())"
     if device_arg is not None and name == "device" and device_arg.type.base == "Device":
-        return "device.has_value() ? device : std::optional<Device>(out.device())"
+        return f"device.has_value() ? device : std::optional<Device>({out}.device())"
     return name
 
 
@@ -148,7 +155,7 @@ def _tensor_list(names: list[str]) -> str:
     return "{" + ", ".join(f"&{n}" for n in names) + "}"
 
 
-def op_context(nf: NativeFunction) -> OpCtx:
+def op_context(nf: NativeFunction, first_default: int = 0) -> OpCtx:
     s = nf.schema
     tensor_args = [a.name for a in s.arguments if a.type.base == "Tensor" and not a.type.is_list]
     has_promotion = nf.promotion is not None
@@ -166,11 +173,15 @@ def op_context(nf: NativeFunction) -> OpCtx:
     elif kind == "dispatch":
         if nf.meta == "reduction":
             dim = s.arg("dim")
-            dim_ptr = "nullptr"
-            if dim is not None:
-                dim_ptr = "dim.has_value() ? &*dim : nullptr" if dim.type.optional else "&dim"
+            dims = "std::nullopt"  # every dim
+            if dim is not None and dim.type.is_list:
+                dims = "dim"
+            elif dim is not None and dim.type.optional:  # int? dim: None reduces every dim
+                dims = "dim.has_value() ? std::optional<IntArrayRef>(IntArrayRef(*dim)) : std::nullopt"
+            elif dim is not None:
+                dims = "IntArrayRef(dim)"
             keepdim = "keepdim" if s.arg("keepdim") is not None else "false"
-            meta_expr = f"meta_reduction(kOp, self, {dim_ptr}, {keepdim}, {result_dtype_call})"
+            meta_expr = f"meta_reduction(kOp, self, {dims}, {keepdim}, {result_dtype_call})"
         elif nf.meta == "broadcast":
             meta_expr = f"meta_broadcast(kOp, {_tensor_list(tensor_args)}, {result_dtype_call})"
         elif nf.meta == "same_as_self":
@@ -188,19 +199,29 @@ def op_context(nf: NativeFunction) -> OpCtx:
         any_fn = nf.dispatch["any"]
     dtype_arg = s.arg("dtype")
     device_arg = s.arg("device")
+    multi = len(s.returns) > 1
+    out_names = [f"out{i}" for i in range(len(s.returns))] if multi else ["out"]
+    out_params = ", ".join(f"const Tensor& {o}" for o in out_names)
     ctx = OpCtx(
         nf=nf, key=nf.key, name=s.name, overload=s.overload, schema=str(s), kind=kind,
-        params_decl=", ".join(cpp.params(s, defaults=True)), params=", ".join(cpp.params(s, defaults=False)),
+        params_decl=", ".join(cpp.params(s, defaults=True, first_default=first_default)), params=", ".join(cpp.params(s, defaults=False)),
         args=args, ret=cpp.return_type(s), has_inplace="inplace" in nf.variants, has_out="out" in nf.variants, is_view=s.is_view,
         differentiable=nf.differentiable, tensor_ptrs=_tensor_list(tensor_args),
         promotion_body=_promotion_body(nf) if has_promotion else [], has_promotion=has_promotion,
         result_is_bool=nf.promotion == "always_bool", meta_expr=meta_expr,
-        kernel_type=f"void (*)({', '.join(cpp.params(s, defaults=False) + ['const Tensor& out'])})",
+        kernel_type=f"void (*)({', '.join(cpp.params(s, defaults=False) + [out_params])})",
         kernel_cpu=kernel_cpu, kernel_cuda=kernel_cuda, any_fn=any_fn, custom_meta=custom_meta,
-        out_args=", ".join(_out_arg(a.name, dtype_arg, device_arg) for a in s.arguments),
+        out_args=", ".join(_out_arg(a.name, dtype_arg, device_arg, out_names[0]) for a in s.arguments),
         view_base=next((a.name for a in s.arguments if a.type.alias), None),
     )
     ctx.checks = [(cond, _cpp_message(f"{s.name}: {msg}")) for cond, msg in nf.checks]
+    ctx.multi, ctx.out_names, ctx.out_params = multi, out_names, out_params
+    ctx.out_ret = cpp.return_type(s) if multi else "const Tensor&"
+    ctx.meta_type = f"std::array<TensorMeta, {len(s.returns)}>" if multi else "TensorMeta"
+    # PyTorch's reductions and scans: an out= target must have exactly the dtype that `dtype=` asks for.
+    self_arg = s.arg("self")
+    ctx.exact_out_dtype = (dtype_arg is not None and dtype_arg.type.base == "ScalarType" and self_arg is not None
+                           and self_arg.type.is_tensor and "out" in nf.variants)
     if kind == "pointwise":
         used_t, used_s = set(), set()
         for d in dtype_list(nf):
@@ -245,6 +266,9 @@ class PySigCtx:
     out_call: str | None
     out_index: int
     statics: list[str]
+    out_count: int = 1
+    ret_type: str = ""  # C++ variable of the named-tuple type of the result ("" for none)
+    out_ret_type: str = ""  # and of the out= result
 
 
 @dataclass
@@ -291,10 +315,19 @@ def py_name_context(g: PyName) -> PyNameCtx:
         fn = nf.name + ("_" if sig.kind == "inplace" else "")
         call = f"torchlite::{fn}({', '.join(call_args)})"
         out_call, out_index = None, -1
+        nret = len(nf.schema.returns)
         if sig.has_out:
             out_index = index["out"]
-            out_call = f"torchlite::{nf.name}_out({', '.join([f'p.tensor({out_index})'] + call_args)})"
-        sigs.append(PySigCtx(f"{g.name}{sig.display}", str(nf.schema), args, call, out_call, out_index, statics))
+            targets = [f"p.tensor({out_index})"] if nret == 1 else [f"outs[{k}]" for k in range(nret)]
+            out_call = f"torchlite::{nf.name}_out({', '.join(targets + call_args)})"
+        ctx = PySigCtx(f"{g.name}{sig.display}", str(nf.schema), args, call, out_call, out_index, statics, nret)
+        if nret > 1:
+            # Named returns give PyTorch's named tuple (torchlite.return_types.max, .max_out for out=),
+            # unnamed ones a plain tuple.
+            named = named_returns(nf)
+            ctx.ret_type = f"kRet_{nf.name}" if named and sig.kind != "inplace" else "nullptr"
+            ctx.out_ret_type = f"kRet_{nf.name}_out" if named else "nullptr"
+        sigs.append(ctx)
     doc_nf = g.signatures[0].nf
     doc = (doc_nf.doc or "").strip()
     doc = "\n".join(f"{g.name}{s.display}" for s in g.signatures) + ("\n\n" + doc if doc else "")
@@ -343,7 +376,13 @@ def generate(yaml_path: str, out_dir: str, with_cuda_sources: bool = True) -> Wr
     functions = load(yaml_path, helpers)
     env = _env()
     w = Writer(out_dir)
-    ops = [op_context(nf) for nf in functions]
+    by_name: dict[str, list] = {}
+    for nf in functions:
+        by_name.setdefault(nf.name, []).append(nf.schema)
+    firsts = {}
+    for schemas in by_name.values():
+        firsts.update(cpp.first_defaults(schemas))
+    ops = [op_context(nf, firsts[nf.schema.full_name]) for nf in functions]
     cpu_sources, cuda_sources, py_sources = [], [], []
     groups: dict[str, list[OpCtx]] = {}
     for op in ops:
@@ -374,8 +413,19 @@ def generate(yaml_path: str, out_dir: str, with_cuda_sources: bool = True) -> Wr
     for shard in range(NUM_SHARDS):
         members = [py_name_context(g) for g in names if g.shard == shard]
         includes = sorted({sig.nf.key for g in names if g.shard == shard for sig in g.signatures})
+        ret_types = {}
+        for g in names:
+            if g.shard != shard:
+                continue
+            for sig in g.signatures:
+                fields = named_returns(sig.nf)
+                if fields is None:
+                    continue
+                ret_types[sig.nf.name] = fields
+                if sig.has_out:
+                    ret_types[sig.nf.name + "_out"] = fields
         w.write(f"python/shard_{shard}.cpp", env.get_template("python_shard.cpp.j2").render(
-            shard=shard, names=members, includes=includes))
+            shard=shard, names=members, includes=includes, ret_types=sorted(ret_types.items())))
         py_sources.append(f"python/shard_{shard}.cpp")
     w.write("torchlite/_C.pyi", env.get_template("stubs.pyi.j2").render(stubs=_pyi(names)))
     w.write("files.cmake", env.get_template("files.cmake.j2").render(
@@ -396,7 +446,11 @@ def _pyi(names: list[PyName]) -> dict:
                     params.append("*")
                     star = True
                 params.append(f"{p.name}: {pyi_type(p.type, allows_number(sig.nf, p))}{pyi_default(p)}")
-            ret = "Tensor" if len(sig.nf.schema.returns) == 1 else "tuple[Tensor, ...]"
+            rets = sig.nf.schema.returns
+            ret = "tuple[Tensor, ...]"
+            if len(rets) == 1 and not rets[0].type.is_list:
+                ret = {"Tensor": "Tensor", "bool": "bool", "int": "int", "float": "float", "Scalar": "Number"}[
+                    rets[0].type.base]
             line = f"native_functions.yaml:{sig.nf.line}"
             overload = len(g.signatures) > 1
             if g.module == "method":

@@ -114,6 +114,7 @@ def load_text(text: str, helpers: dict | None = None, filename: str = "native_fu
         seen[nf.schema.full_name] = nf.line
         functions.append(nf)
     _check_cpp_names(functions, filename)
+    _check_return_names(functions, filename)
     op_names = {f.name for f in functions}
     for nf in functions:
         _validate_expressions(nf, helpers, op_names, filename)
@@ -283,10 +284,15 @@ def _parse_entry(entry, filename: str) -> NativeFunction:
         raise err("method and inplace variants need a Tensor argument named 'self'", "variants")
     if "inplace" in variants and (len(schema.returns) != 1 or not schema.returns[0].type.is_tensor):
         raise err("inplace variants need exactly one Tensor return", "variants")
-    if "out" in variants and not all(r.type.is_tensor for r in schema.returns):
+    if "out" in variants and (not schema.returns or not all(r.type.is_tensor for r in schema.returns)):
         raise err("out variants need Tensor returns", "variants")
-    if "out" in variants and len(schema.returns) != 1:
-        raise err("out variants of ops with several returns are not supported yet", "variants")
+    if len(schema.returns) > 1 and dispatch is not None and "any" not in dispatch and meta in BUILTIN_METAS:
+        raise err(f"meta {meta} sizes one output: an op with several returns needs a C++ meta function "
+                  f"returning std::array<TensorMeta, {len(schema.returns)}>", "meta")
+    named = [r.name for r in schema.returns if r.name]
+    if len(schema.returns) > 1 and named and len(named) != len(schema.returns):
+        raise err("name every return or none: named returns make a named tuple "
+                  "(torchlite.return_types.<name>)", "func")
     if "function" not in variants and "out" in variants:
         raise err("an out variant needs the function variant", "variants")
 
@@ -396,6 +402,26 @@ def _check_cpp_names(functions: list[NativeFunction], filename: str) -> None:
             raise SchemaError(f"overload '{nf.schema.full_name}' and '{keys[nf.key]}' both map to "
                               f"'{nf.key}'", nf.line, nf.schema.full_name, filename)
         keys[nf.key] = nf.schema.full_name
+
+
+def named_returns(nf: NativeFunction) -> tuple[str, ...] | None:
+    """The field names of the named tuple an op with several named returns gives in Python, else None."""
+    names = tuple(r.name for r in nf.schema.returns)
+    return names if len(names) > 1 and all(names) else None
+
+
+def _check_return_names(functions: list[NativeFunction], filename: str) -> None:
+    """Overloads of one name share its named-tuple type (torchlite.return_types.max): same field names."""
+    first = {}
+    for nf in functions:
+        names = named_returns(nf)
+        if names is None:
+            continue
+        prev = first.setdefault(nf.name, (names, nf.schema.full_name))
+        if prev[0] != names:
+            raise SchemaError(f"returns ({', '.join(names)}) differ from {prev[1]}'s ({', '.join(prev[0])}): "
+                              f"overloads of '{nf.name}' share one named tuple type", nf.line,
+                              nf.schema.full_name, filename)
 
 
 def _validate_expressions(nf: NativeFunction, helpers: dict, op_names: set[str], filename: str) -> None:

@@ -73,7 +73,10 @@ def _params(nf: NativeFunction, kind: str) -> list[PyParam]:
             continue
         out.append(PyParam(a.name, a.type, a.default, a.kwonly))
     if kind == "function" and "out" in nf.variants:
-        out.append(PyParam("out", Type("Tensor", optional=True), "None", True, is_out=True))
+        n = len(nf.schema.returns)
+        # Several returns: out= takes a tuple of that many tensors (torch.max(x, 0, out=(values, indices))).
+        t = Type("Tensor", is_list=True, size=n, optional=True) if n > 1 else Type("Tensor", optional=True)
+        out.append(PyParam("out", t, "None", True, is_out=True))
     return out
 
 
@@ -117,8 +120,9 @@ def allows_number(nf: NativeFunction, a: PyParam) -> bool:
     for the non-self ones of composite ops (which pass them on to such ops: div(a, 2, rounding_mode=
     'floor')). `self` takes a number only in ops with several Tensor operands (torchlite.add(1, t); the
     method variant's self is always the tensor). Ops whose result takes self's dtype (copy_, lerp) want
-    tensors, as in PyTorch, and so do ops tagged `tensor_operands` (maximum, atan2...)."""
-    if not a.type.is_tensor or a.type.is_list or a.is_out or "tensor_operands" in nf.tags:
+    tensors, as in PyTorch, and so do ops tagged `no_python_numbers` (maximum, atan2: PyTorch has no Scalar
+    overload for them; max.other: max(x, 1) means a dim, not max(x, other))."""
+    if not a.type.is_tensor or a.type.is_list or a.is_out or "no_python_numbers" in nf.tags:
         return False
     promotes = nf.promotion is not None and nf.promotion != "self_dtype"
     if a.name == "self":

@@ -528,3 +528,66 @@ def test_optional_tensor_list_type():
     assert arg_kind(t) == "OptTensorList" and pyi_type(t) == "Sequence[Tensor | None]"
     with pytest.raises(ValueError, match="unknown type"):
         Type.parse("int?[]", "x")
+
+
+# ------------------------------------------------------------------ several returns
+
+def test_several_returns_need_a_custom_meta():
+    check("""
+        - func: foo(Tensor self) -> (Tensor a, Tensor b)
+          meta: reduction
+          promotion: self_dtype
+          dispatch: {cpu: foo_out_cpu}
+        """, 2, "foo", "meta reduction sizes one output: an op with several returns needs a C++ meta function "
+        "returning std::array<TensorMeta, 2>")
+
+
+def test_name_every_return_or_none():
+    check("""
+        - func: foo(Tensor self) -> (Tensor a, Tensor)
+          composite: true
+        """, 1, "foo", "name every return or none: named returns make a named tuple (torchlite.return_types.<name>)")
+
+
+def test_overloads_share_return_names():
+    check("""
+        - func: foo(Tensor self) -> (Tensor a, Tensor b)
+          composite: true
+        - func: foo.dim(Tensor self, int dim) -> (Tensor a, Tensor c)
+          composite: true
+        """, 3, "foo.dim", "returns (a, c) differ from foo's (a, b): overloads of 'foo' share one named tuple type")
+
+
+def test_out_variant_with_several_returns_generates_a_tuple_of_targets(tmp_path):
+    from codegen import cpp
+    from codegen.gen import op_context
+
+    (nf,) = load_text(textwrap.dedent("""
+        - func: foo.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+          variants: [function, method, out]
+          meta: foo_meta
+          dispatch: {cpu: foo_out_cpu}
+        """).lstrip("\n"))
+    op = op_context(nf)
+    assert op.out_params == "const Tensor& out0, const Tensor& out1"
+    assert op.out_ret == "std::tuple<Tensor, Tensor>" and op.meta_type == "std::array<TensorMeta, 2>"
+    assert op.kernel_type.endswith("const Tensor& out0, const Tensor& out1)")
+    assert cpp.return_type(nf.schema) == "std::tuple<Tensor, Tensor>"
+
+
+def test_ambiguous_cpp_defaults_are_dropped():
+    from codegen import cpp
+
+    fs = load_text(textwrap.dedent("""
+        - func: foo(Tensor self) -> Tensor
+          composite: true
+        - func: foo.dim(Tensor self, int dim, bool keepdim=False) -> Tensor
+          composite: true
+        - func: foo.dims(Tensor self, int[1]? dim=None, bool keepdim=False) -> Tensor
+          composite: true
+        """).lstrip("\n"))
+    firsts = cpp.first_defaults([f.schema for f in fs])
+    # foo(x) would match foo.dims with its defaults: its dim loses the default, keepdim keeps it.
+    assert firsts == {"foo": 0, "foo.dim": 0, "foo.dims": 2}
+    assert cpp.params(fs[2].schema, defaults=True, first_default=2) == [
+        "const Tensor& self", "std::optional<IntArrayRef> dim", "bool keepdim = false"]

@@ -628,6 +628,7 @@ OTHER_SAMPLES = {
 # as the op's sample too), and `ERRORS` lists (code, exception type, message parts) like ERROR_CASES.
 FAMILIES = [importlib.import_module(f"cases_{f}") for f in ("creation", "reductions", "linalg", "indexing")]
 for _family in FAMILIES:
+    NUMPY_REFS.update(getattr(_family, "POINTWISE_REFS", {}))  # references of a family's pointwise ops
     _dup = set(_family.samples(sys.modules[__name__])) & set(OTHER_SAMPLES)
     assert not _dup, f"{_family.__name__}: samples given twice: {_dup}"
     OTHER_SAMPLES.update(_family.samples(sys.modules[__name__]))
@@ -763,7 +764,11 @@ def variant_sample(nf):
 
 
 def same_result(a, b, values=True):
+    if not isinstance(a, (tuple, tl.Tensor)):  # a Python value (allclose, equal)
+        assert type(a) is type(b) and a == b, (a, b)
+        return
     if isinstance(a, tuple):
+        assert type(a) is type(b), (type(a), type(b))  # the same named tuple type
         assert isinstance(b, tuple) and len(a) == len(b)
         for x, y in zip(a, b):
             same_result(x, y, values)
@@ -809,14 +814,18 @@ def test_variant_consistency(nf):
     for kind, r in results.items():
         same_result(r, first, values)
     if "out" in nf.variants:
-        for out_shape in (tuple(first.shape), (7,)):
-            out = tl.empty(out_shape, dtype=first.dtype)
-            v0 = out._version
+        # Ops with several returns take a tuple of targets (out=(values, indices)) and return them.
+        firsts = first if isinstance(first, tuple) else (first,)
+        for wrong in (False, True):
+            outs = tuple(tl.empty((7,) if wrong else tuple(f.shape), dtype=f.dtype) for f in firsts)
+            v0 = [o._version for o in outs]
             reseed(nf)
-            r = call(nf, "function", args, out=out)
-            assert r is out, f"{nf.name}(out=) returns out"
-            assert out._version > v0, f"{nf.name}(out=) bumps out._version"
-            same_result(out, first, values)  # resized when wrongly shaped
+            r = call(nf, "function", args, out=outs if isinstance(first, tuple) else outs[0])
+            rs = tuple(r) if isinstance(first, tuple) else (r,)
+            assert all(a is b for a, b in zip(rs, outs)), f"{nf.name}(out=) returns out"
+            assert all(o._version > v for o, v in zip(outs, v0)), f"{nf.name}(out=) bumps out._version"
+            for o, f in zip(outs, firsts):
+                same_result(o, f, values)  # resized when wrongly shaped
 
 
 @pytest.mark.parametrize("nf", [nf for nf in FUNCTIONS if "method" in nf.variants or "inplace" in nf.variants],
@@ -883,11 +892,9 @@ def test_sum_out_resizes():
     np.testing.assert_array_equal(out.numpy(), ref.sum(1))
 
 
-@pytest.mark.xfail(strict=True, reason="sum(dtype=float64, out=<float32 tensor>) writes float32 silently; "
-                                       "PyTorch raises 'Expected out tensor to have dtype double, but got float'")
 def test_sum_out_dtype_mismatch_raises():
     x, _ = _arange((2, 3), "float32")
-    with pytest.raises(RuntimeError, match="Expected out tensor to have dtype"):
+    with pytest.raises(RuntimeError, match="Expected out tensor to have dtype double, but got float instead"):
         tl.sum(x, 0, dtype=tl.float64, out=tl.empty(0))
 
 
@@ -1242,6 +1249,11 @@ FUZZED = [nf for nf in FUNCTIONS if _fuzzable(nf)]
 # Ops with an overload taking a Device, which may be written as a string: a stray string is parsed as a
 # device and refused by the device parser (a RuntimeError, as PyTorch's x.to('abc')).
 STRING_IS_DEVICE = {"to"}
+# Arguments that take a string in PyTorch besides numbers (norm's p='fro'): op name -> {argument: message part
+# of the RuntimeError a stray string gives}. Filled by the family modules (STRING_ARGS).
+STRING_ARGS = {}
+for _family in FAMILIES:
+    STRING_ARGS.update(getattr(_family, "STRING_ARGS", {}))
 
 
 @pytest.mark.parametrize("nf", FUZZED, ids=ids(FUZZED))
@@ -1253,6 +1265,10 @@ def test_wrong_argument_types(nf):
         where = f"{nf.name} ({r['kind']}) with a str for '{r['arg']}'"
         if nf.name in STRING_IS_DEVICE and r["type"] == "RuntimeError":
             assert "device string" in r["message"], f"{where}: {r['message']}"
+            continue
+        if r["arg"] in STRING_ARGS.get(nf.name, {}):
+            assert r["type"] == "RuntimeError" and STRING_ARGS[nf.name][r["arg"]] in r["message"], \
+                f"{where}: {r['type']}: {r['message']}"
             continue
         assert r["type"] == "TypeError", f"{where}: {r['type']}: {r['message']}"
         assert nf.name in r["message"] and r["arg"] in r["message"], f"{where}: {r['message']}"

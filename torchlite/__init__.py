@@ -20,7 +20,7 @@ from ._dtype_info import finfo, iinfo  # noqa: E402,F401
 from ._random import (  # noqa: E402,F401
     Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state,
 )
-from . import cpu, cuda, version  # noqa: E402,F401
+from . import cpu, cuda, return_types, version  # noqa: E402,F401
 from ._C import (  # noqa: E402,F401
     get_num_interop_threads, get_num_threads, set_num_interop_threads, set_num_threads,
 )
@@ -42,5 +42,6 @@ for _name in dir(_C._functions):
 del _name
 from .functional import broadcast_shapes, broadcast_tensors, einsum, tensordot  # noqa: E402,F401  (varargs signatures)
 from .functional import nonzero  # noqa: E402,F401  (as_tuple=)
+from .functional import norm, unique  # noqa: E402,F401  (norm's p may be 'fro'; unique's result depends on flags)
 
 __version__ = version.__version__

@@ -20,6 +20,18 @@ class Tensor(_C.TensorBase):
             return _C._to_dtype(self, _C.float32).numpy().tolist()
         return self.numpy().tolist()
 
+    def norm(self, p="fro", dim=None, keepdim=False, dtype=None):
+        """norm(p='fro', dim=None, keepdim=False, dtype=None): see torchlite.norm."""
+        from .functional import norm
+
+        return norm(self, p, dim, keepdim, dtype=dtype)
+
+    def unique(self, sorted=True, return_inverse=False, return_counts=False, dim=None):
+        """unique(sorted=True, return_inverse=False, return_counts=False, dim=None): see torchlite.unique."""
+        from .functional import unique
+
+        return unique(self, sorted, return_inverse, return_counts, dim)
+
     def __repr__(self):
         from ._tensor_str import tensor_repr
 

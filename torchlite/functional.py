@@ -107,3 +107,39 @@ def tensordot(a, b, dims=2, *rest, out=None):
     if out is None:
         return _C._functions.tensordot(a, b, dims_a, dims_b)
     return _C._functions.tensordot(a, b, dims_a, dims_b, out=out)
+
+
+def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
+    """norm(input, p='fro', dim=None, keepdim=False, out=None, dtype=None): the vector p-norm over `dim`
+    (all dims when None), as torch.norm: p may be a number (2, inf, -inf, 0, any p), None (2) or 'fro'
+    (the 2-norm over at most two dims)."""
+    if isinstance(p, str):
+        if p == "fro" and (dim is None or isinstance(dim, int) or len(dim) <= 2):
+            p = 2
+        elif p == "fro":
+            raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {' '.join(str(d) for d in dim)}")
+        elif p == "nuc":
+            raise NotImplementedError("norm: p='nuc' (the nuclear norm) needs a singular value decomposition, "
+                                      "which torchlite does not have yet")
+        else:
+            raise RuntimeError(f"linalg.matrix_norm: Order {p} not supported.")
+    if out is None:
+        return _C._functions.norm(input, p, dim, keepdim, dtype=dtype)
+    return _C._functions.norm(input, p, dim, keepdim, dtype=dtype, out=out)
+
+
+def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    """unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None): the sorted distinct
+    elements (slices along `dim` when given), with the inverse indices and the counts when asked for, as
+    torch.unique: a tensor, or a tuple (output[, inverse_indices][, counts])."""
+    if dim is None:
+        output, inverse, counts = _C._functions._unique2(input, sorted, return_inverse, return_counts)
+    else:
+        output, inverse, counts = _C._functions.unique_dim(input, dim, sorted, return_inverse, return_counts)
+    if return_inverse and return_counts:
+        return output, inverse, counts
+    if return_inverse:
+        return output, inverse
+    if return_counts:
+        return output, counts
+    return output

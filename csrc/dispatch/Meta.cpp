@@ -108,21 +108,25 @@ TensorMeta meta_same_as_self(const OpInfo& op, const Tensor& self, std::initiali
   return m;
 }
 
-TensorMeta meta_reduction(const OpInfo& op, const Tensor& self, const IntArrayRef* dim, bool keepdim,
+uint64_t reduction_mask(const Tensor& self, std::optional<IntArrayRef> dim) {
+  int64_t ndim = self.dim();
+  if (!dim.has_value() || dim->empty()) return ~uint64_t(0);
+  uint64_t mask = 0;
+  for (int64_t d : *dim) {
+    int64_t w = wrap_dim(d, ndim);
+    TL_CHECK(!(mask >> w & 1), "dim ", w, " appears multiple times in the list of dims");
+    mask |= uint64_t(1) << w;
+  }
+  return mask;
+}
+
+TensorMeta meta_reduction(const OpInfo& op, const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim,
                           ScalarType dtype) {
   int64_t ndim = self.dim();
-  uint64_t mask = 0;
-  bool all = dim == nullptr || dim->empty();
-  if (!all) {
-    for (int64_t d : *dim) {
-      int64_t w = wrap_dim(d, ndim);
-      TL_CHECK(!(mask >> w & 1), "dim ", w, " appears multiple times in the list of dims");
-      mask |= uint64_t(1) << w;
-    }
-  }
+  uint64_t mask = reduction_mask(self, dim);
   TensorMeta m;
   for (int64_t i = 0; i < ndim; ++i) {
-    bool reduced = all || (mask >> i & 1);
+    bool reduced = mask >> i & 1;
     if (!reduced)
       m.sizes.push_back(self.size(i));
     else if (keepdim)
@@ -134,10 +138,32 @@ TensorMeta meta_reduction(const OpInfo& op, const Tensor& self, const IntArrayRe
   return m;
 }
 
+const char* cpp_type_name(ScalarType t) {
+  switch (t) {
+    case ScalarType::Bool: return "bool";
+    case ScalarType::UInt8: return "unsigned char";
+    case ScalarType::Int8: return "signed char";
+    case ScalarType::Int16: return "short int";
+    case ScalarType::Int32: return "int";
+    case ScalarType::Int64: return "long int";
+    case ScalarType::Half: return "c10::Half";
+    case ScalarType::BFloat16: return "c10::BFloat16";
+    case ScalarType::Float: return "float";
+    case ScalarType::Double: return "double";
+    default: return scalar_type_name(t);
+  }
+}
+
+void check_out_dtype(ScalarType expected, const Tensor& out) {
+  TL_CHECK(out.scalar_type() == expected, "Expected out tensor to have dtype ", cpp_type_name(expected),
+           ", but got ", cpp_type_name(out.scalar_type()), " instead");
+}
+
 void prepare_out(const OpInfo& op, const TensorMeta& meta, const Tensor& out) {
   TL_CHECK(out.device().type == meta.device.type,
            op_name(op), ": Expected out tensor to have device ", to_string(meta.device), ", but got ",
            to_string(out.device()), " instead");
+  if (meta.exact_dtype) check_out_dtype(meta.dtype, out);
   TL_CHECK(can_cast(meta.dtype, out.scalar_type()), "result type ", scalar_type_name(meta.dtype),
            " can't be cast to the desired output type ", scalar_type_name(out.scalar_type()));
   if (!out.sizes().equals(meta.sizes.ref())) resize_tensor(out, meta.sizes.ref());

@@ -1,7 +1,9 @@
 #pragma once
 // Shape/dtype rules ("meta") used by the generated wrappers to allocate, resize
 // and check outputs, and the checks of the in-place/view stage.
+#include <array>
 #include <initializer_list>
+#include <optional>
 
 #include "core/Promotion.h"
 #include "core/TensorFactory.h"
@@ -13,6 +15,8 @@ struct TensorMeta {
   DimVector sizes;
   ScalarType dtype = ScalarType::Undefined;
   Device device;
+  // An out= target must have exactly `dtype` (indices of max.dim, sort...), not just a dtype it casts to.
+  bool exact_dtype = false;
 };
 
 // The device all tensor arguments share (0-dim CPU tensors may join CUDA ones).
@@ -26,8 +30,16 @@ TensorMeta meta_broadcast(const OpInfo& op, std::initializer_list<const Tensor*>
 TensorMeta meta_same_as_self(const OpInfo& op, const Tensor& self, std::initializer_list<const Tensor*> others,
                              ScalarType dtype);
 // Reductions over `dim` (all dims when empty or absent), keeping them as size 1 with keepdim.
-TensorMeta meta_reduction(const OpInfo& op, const Tensor& self, const IntArrayRef* dim, bool keepdim,
+TensorMeta meta_reduction(const OpInfo& op, const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim,
                           ScalarType dtype);
+// The reduced dims of a reduction as a bit mask (all when dim is empty or absent); wraps negative dims
+// and rejects repeated ones ("dim 0 appears multiple times in the list of dims").
+uint64_t reduction_mask(const Tensor& self, std::optional<IntArrayRef> dim);
+
+// PyTorch's C++ name of a dtype in out= messages: "double", "long int", "c10::Half".
+const char* cpp_type_name(ScalarType t);
+// out= with dtype= given (reductions, scans): out must have exactly that dtype.
+void check_out_dtype(ScalarType expected, const Tensor& out);
 
 // Stage 2 for out=: device and dtype checks, resize to the meta shape, version bump.
 void prepare_out(const OpInfo& op, const TensorMeta& meta, const Tensor& out);

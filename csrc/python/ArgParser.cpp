@@ -313,6 +313,15 @@ ArrayRef<std::optional<Tensor>> ParsedArgs::opttensorlist(int i) {
   return ArrayRef<std::optional<Tensor>>(v);
 }
 
+ArrayRef<Tensor> ParsedArgs::out_tensors(int i, int n) {
+  Py_ssize_t got = PySequence_Fast_GET_SIZE(obj[i]);
+  if (got != n) {
+    PyErr_Format(PyExc_TypeError, "expected tuple of %d elements but got %zd", n, got);
+    throw python_error();
+  }
+  return tensorlist(i);
+}
+
 IntArrayRef ParsedArgs::intlist(int i, int size) {
   TL_CHECK(nlists < 4, "too many int[] arguments");
   DimVector& v = lists[nlists++];

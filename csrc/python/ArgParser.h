@@ -73,6 +73,8 @@ struct ParsedArgs {
   ArrayRef<Tensor> tensorlist(int i);  // a tuple or list of tensors
   std::vector<std::optional<Tensor>> opt_tensor_list;
   ArrayRef<std::optional<Tensor>> opttensorlist(int i);  // a tuple or list of tensors and Nones (Tensor?[])
+  // out= of an op with n returns: a tuple (or list) of exactly n tensors, else TypeError.
+  ArrayRef<Tensor> out_tensors(int i, int n);
   std::optional<Generator> generator_opt(int i);
   IntArrayRef intlist(int i, int size);  // size: N of int[N], for a bare int
   std::optional<IntArrayRef> intlist_opt(int i, int size) {

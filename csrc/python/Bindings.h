@@ -11,6 +11,7 @@ struct ModuleSet {
   PyObject* linalg;
   PyObject* special;
   PyObject* fft;
+  PyObject* return_types;  // torchlite._C._return_types, re-exported as torchlite.return_types
 };
 
 // defs and modules are parallel arrays ending with a null entry.

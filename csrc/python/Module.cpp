@@ -184,6 +184,7 @@ PYBIND11_MODULE(_C, m) {
       m.def_submodule("_linalg", "ops bound as torchlite.linalg.*").ptr(),
       m.def_submodule("_special", "ops bound as torchlite.special.*").ptr(),
       m.def_submodule("_fft", "ops bound as torchlite.fft.*").ptr(),
+      m.def_submodule("_return_types", "named tuples of ops with several returns").ptr(),
   };
   void (*shards[kNumShards])(const ModuleSet&) = {
       init_python_shard_0, init_python_shard_1, init_python_shard_2, init_python_shard_3,

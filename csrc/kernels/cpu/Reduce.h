@@ -1,0 +1,182 @@
+#pragma once
+// Shared pieces of the CPU reduction kernels (prod, amax, max, argmax, all, var, norm...):
+//  - rows(): the input laid out as `nout` rows of `row` contiguous elements (kept dims index the
+//    rows, reduced dims the elements), copied only when the layout or dtype asks for it, so
+//    non-contiguous inputs and any set of reduced dims work the same way;
+//  - reduce_row(): one row split into fixed blocks (kGrainSize elements) whose partial results are
+//    combined pairwise; the blocks run in parallel when there is one row, so a result never depends
+//    on the thread count;
+//  - cascade(): a pairwise sum of f(i) (accurate floating accumulation, as sum.cpp);
+//  - dispatch(): one generic lambda per dtype.
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+#include <vector>
+
+#include "core/Error.h"
+#include "core/Parallel.h"
+#include "core/TensorFactory.h"
+#include "dispatch/Meta.h"
+#include "kernels/Convert.h"
+#include "kernels/ElementwiseIter.h"
+
+namespace torchlite::reduce {
+
+struct Rows {
+  Tensor in;  // contiguous, nout * row elements
+  int64_t nout = 1;
+  int64_t row = 1;
+};
+
+// Kept dims first, reduced dims (bits of mask) last, as one contiguous tensor of dtype t.
+inline Rows rows(const Tensor& self, uint64_t mask, ScalarType t) {
+  DimVector sizes, strides;
+  Rows r;
+  for (int pass = 0; pass < 2; ++pass) {
+    for (int64_t d = 0; d < self.dim(); ++d) {
+      bool reduced = mask >> d & 1;
+      if (reduced != (pass == 1)) continue;
+      sizes.push_back(self.size(d));
+      strides.push_back(self.stride(d));
+      (pass ? r.row : r.nout) *= self.size(d);
+    }
+  }
+  Tensor permuted = make_alias(self, sizes.ref(), strides.ref(), self.storage_offset());
+  r.in = contiguous_as(permuted, t);
+  return r;
+}
+
+// `out` seen in the layout of rows(): dims not in mask first, then those in mask (scans and sorts
+// write their rows back through it).
+inline Tensor rows_view(const Tensor& out, uint64_t mask) {
+  DimVector sizes, strides;
+  for (int pass = 0; pass < 2; ++pass) {
+    for (int64_t d = 0; d < out.dim(); ++d) {
+      if (bool(mask >> d & 1) != (pass == 1)) continue;
+      sizes.push_back(out.size(d));
+      strides.push_back(out.stride(d));
+    }
+  }
+  return make_alias(out, sizes.ref(), strides.ref(), out.storage_offset());
+}
+
+// Reductions without an identity (max, amax, argmax, aminmax, the inf norm) refuse to reduce nothing.
+// `whole` is raised (as `whole_kind`) when every dim is reduced and self is empty; a reduced dim of
+// size 0 raises IndexError "<op> Expected reduction dim 0 to have non-zero size."
+inline void check_nonempty(const char* op, const Tensor& self, uint64_t mask, ErrorKind whole_kind,
+                           const std::string& whole) {
+  if (self.numel() != 0) return;
+  bool all = true;
+  for (int64_t d = 0; d < self.dim(); ++d) all = all && (mask >> d & 1);
+  if (all && !whole.empty()) throw_error(whole_kind, whole);  // ops with a dim argument pass no `whole`
+  for (int64_t d = 0; d < self.dim(); ++d)
+    if ((mask >> d & 1) && self.size(d) == 0)
+      throw_error(ErrorKind::Index, str(op, " Expected reduction dim ", d, " to have non-zero size."));
+}
+
+constexpr int64_t kBlock = kGrainSize;
+
+// leaf(begin, n) -> acc_t reduces a block; combine(a, b) joins two results (a before b).
+template <typename acc_t, typename Leaf, typename Combine>
+acc_t reduce_row(int64_t n, const Leaf& leaf, const Combine& combine) {
+  if (n <= kBlock) return leaf(int64_t(0), n);
+  int64_t nblocks = (n + kBlock - 1) / kBlock;
+  std::vector<acc_t> part(static_cast<size_t>(nblocks));
+  parallel_for(nblocks, 1, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) {
+      int64_t begin = i * kBlock;
+      part[static_cast<size_t>(i)] = leaf(begin, begin + kBlock < n ? kBlock : n - begin);
+    }
+  });
+  // Pairwise, in order: the tree depends on n only.
+  for (size_t width = 1; width < part.size(); width *= 2)
+    for (size_t i = 0; i + width < part.size(); i += 2 * width) part[i] = combine(part[i], part[i + width]);
+  return part[0];
+}
+
+// Calls f(o) for every output row o, in parallel over rows when there are several.
+template <typename F>
+void for_each_row(int64_t nout, int64_t row, const F& f) {
+  int64_t grain = row > 0 ? kGrainSize / row + 1 : kGrainSize;
+  parallel_for(nout, grain, [&](int64_t b, int64_t e) {
+    for (int64_t o = b; o < e; ++o) f(o);
+  });
+}
+
+// Pairwise sum of f(begin), ..., f(begin + n - 1) in acc_t.
+template <typename acc_t, typename F>
+acc_t cascade(const F& f, int64_t begin, int64_t n) {
+  if (n <= 256) {
+    acc_t a[4] = {};
+    int64_t i = 0;
+    for (; i + 4 <= n; i += 4)
+      for (int k = 0; k < 4; ++k) a[k] += f(begin + i + k);
+    for (; i < n; ++i) a[0] += f(begin + i);
+    return (a[0] + a[1]) + (a[2] + a[3]);
+  }
+  int64_t half = (n / 2 + 7) & ~int64_t(7);
+  return cascade<acc_t>(f, begin, half) + cascade<acc_t>(f, begin + half, n - half);
+}
+
+// Sum of f(i) over a row of n elements: cascade within blocks, pairwise across them.
+template <typename acc_t, typename F>
+acc_t sum_row(int64_t n, const F& f) {
+  return reduce_row<acc_t>(
+      n, [&](int64_t b, int64_t len) { return cascade<acc_t>(f, b, len); }, [](acc_t a, acc_t b) { return a + b; });
+}
+
+template <typename T>
+inline bool is_nan(T v) {
+  if constexpr (std::is_floating_point_v<T>) {
+    return v != v;
+  } else {
+    return false;
+  }
+}
+
+template <typename T>
+inline constexpr bool is_floating_v = std::is_floating_point_v<T> || std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
+
+// f(T{}) for the C++ type of t; other dtypes raise "<op>" not implemented for 'X'.
+template <typename F>
+void dispatch(ScalarType t, const char* op, const F& f, bool with_bool = true) {
+  switch (t) {
+    case ScalarType::Bool:
+      if (!with_bool) break;
+      f(bool{});
+      return;
+    case ScalarType::UInt8: f(uint8_t{}); return;
+    case ScalarType::Int8: f(int8_t{}); return;
+    case ScalarType::Int16: f(int16_t{}); return;
+    case ScalarType::Int32: f(int32_t{}); return;
+    case ScalarType::Int64: f(int64_t{}); return;
+    case ScalarType::Half: f(Half{}); return;
+    case ScalarType::BFloat16: f(BFloat16{}); return;
+    case ScalarType::Float: f(float{}); return;
+    case ScalarType::Double: f(double{}); return;
+    default: break;
+  }
+  throw_dtype_not_implemented(op, t);
+}
+
+template <typename F>
+void dispatch_floating(ScalarType t, const char* op, const F& f) {
+  switch (t) {
+    case ScalarType::Half: f(Half{}); return;
+    case ScalarType::BFloat16: f(BFloat16{}); return;
+    case ScalarType::Float: f(float{}); return;
+    case ScalarType::Double: f(double{}); return;
+    default: throw_dtype_not_implemented(op, t);
+  }
+}
+
+// Writes `result` (contiguous, computed dtype) into out, casting when out differs.
+inline Tensor target_for(const Tensor& out, ScalarType t) {
+  return out.is_contiguous() && out.scalar_type() == t ? out : empty_tensor(out.sizes(), t, out.device());
+}
+inline void finish(const Tensor& out, const Tensor& result) {
+  if (!result.is_same(out)) copy_cast_cpu(out, result);
+}
+
+}  // namespace torchlite::reduce

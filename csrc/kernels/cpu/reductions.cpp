@@ -1,0 +1,542 @@
+// Reductions on the CPU: prod, amax/amin, max/min (whole and along a dim, with indices), argmax/argmin,
+// aminmax, all/any, var/std (and with the mean), norm. Each lays its input out as rows (Reduce.h) and
+// reduces every row in one thread, or one long row in fixed blocks, so results do not depend on the
+// thread count. Floating sums accumulate pairwise in double.
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <limits>
+#include <utility>
+
+#include "kernels/all.h"
+#include "kernels/all_dim.h"
+#include "kernels/all_dims.h"
+#include "kernels/amax.h"
+#include "kernels/amin.h"
+#include "kernels/aminmax.h"
+#include "kernels/any.h"
+#include "kernels/any_dim.h"
+#include "kernels/any_dims.h"
+#include "kernels/argmax.h"
+#include "kernels/argmin.h"
+#include "kernels/cpu/Reduce.h"
+#include "kernels/max.h"
+#include "kernels/max_dim.h"
+#include "kernels/min.h"
+#include "kernels/min_dim.h"
+#include "kernels/norm.h"
+#include "kernels/prod.h"
+#include "kernels/prod_dim_int.h"
+#include "kernels/std_correction.h"
+#include "kernels/std_mean_correction.h"
+#include "kernels/var_correction.h"
+#include "kernels/var_mean_correction.h"
+
+namespace torchlite {
+
+using reduce::Rows;
+
+namespace {
+
+uint64_t mask_of(const Tensor& self, std::optional<IntArrayRef> dim) { return reduction_mask(self, dim); }
+uint64_t mask_of(const Tensor& self, int64_t dim) {
+  return uint64_t(1) << wrap_dim(dim, self.dim());
+}
+uint64_t mask_of(const Tensor& self, std::optional<int64_t> dim) {
+  return dim.has_value() ? mask_of(self, *dim) : ~uint64_t(0);
+}
+
+// Output sizes of a reduction over mask.
+DimVector reduced_sizes(const Tensor& self, uint64_t mask, bool keepdim) {
+  DimVector sizes;
+  for (int64_t d = 0; d < self.dim(); ++d) {
+    if (!(mask >> d & 1))
+      sizes.push_back(self.size(d));
+    else if (keepdim)
+      sizes.push_back(1);
+  }
+  return sizes;
+}
+
+TensorMeta make_meta(const Tensor& self, uint64_t mask, bool keepdim, ScalarType dtype, bool exact = false) {
+  TensorMeta m;
+  m.sizes = reduced_sizes(self, mask, keepdim);
+  m.dtype = dtype;
+  m.device = self.device();
+  m.exact_dtype = exact;
+  return m;
+}
+
+// ------------------------------------------------------------------ prod
+
+template <typename T>
+void prod_rows(const Rows& r, const Tensor& result) {
+  using acc_t = std::conditional_t<reduce::is_floating_v<T>, double, int64_t>;
+  const T* in = r.in.data<T>();
+  T* out = result.data<T>();
+  reduce::for_each_row(r.nout, r.row, [&](int64_t o) {
+    const T* x = in + o * r.row;
+    acc_t p = reduce::reduce_row<acc_t>(
+        r.row,
+        [&](int64_t b, int64_t n) {
+          acc_t a = 1;
+          for (int64_t i = b; i < b + n; ++i) a *= static_cast<acc_t>(static_cast<opmath_t<T>>(x[i]));
+          return a;
+        },
+        [](acc_t a, acc_t b) { return a * b; });
+    out[o] = convert<T>(p);
+  });
+}
+
+void prod_impl(const Tensor& self, uint64_t mask, ScalarType t, const Tensor& out) {
+  Rows r = reduce::rows(self, mask, t);
+  Tensor result = reduce::target_for(out, t);
+  reduce::dispatch(t, "prod", [&](auto tag) { prod_rows<decltype(tag)>(r, result); });
+  reduce::finish(out, result);
+}
+
+// ------------------------------------------------------------------ max / min
+
+template <bool is_max, typename T>
+struct Extreme {
+  using op_t = opmath_t<T>;
+  // The better of a (earlier) and b: NaN wins, ties keep a.
+  static op_t pick(op_t a, op_t b) {
+    if (reduce::is_nan(a)) return a;
+    if (reduce::is_nan(b)) return b;
+    return (is_max ? b > a : b < a) ? b : a;
+  }
+  static op_t of_row(const T* x, int64_t n) {
+    return reduce::reduce_row<op_t>(
+        n,
+        [&](int64_t b, int64_t len) {
+          op_t best = static_cast<op_t>(x[b]);
+          for (int64_t i = b + 1; i < b + len; ++i) {
+            if (reduce::is_nan(best)) break;
+            best = pick(best, static_cast<op_t>(x[i]));
+          }
+          return best;
+        },
+        pick);
+  }
+  // (value, index) of the first best element; NaN counts as best.
+  static std::pair<op_t, int64_t> arg_of_row(const T* x, int64_t n) {
+    using P = std::pair<op_t, int64_t>;
+    auto better = [](const P& a, const P& b) {
+      if (reduce::is_nan(a.first)) return a;
+      if (reduce::is_nan(b.first)) return b;
+      return (is_max ? b.first > a.first : b.first < a.first) ? b : a;
+    };
+    return reduce::reduce_row<P>(
+        n,
+        [&](int64_t b, int64_t len) {
+          P best{static_cast<op_t>(x[b]), b};
+          for (int64_t i = b + 1; i < b + len && !reduce::is_nan(best.first); ++i) {
+            op_t v = static_cast<op_t>(x[i]);
+            if (reduce::is_nan(v) || (is_max ? v > best.first : v < best.first)) best = P{v, i};
+          }
+          return best;
+        },
+        better);
+  }
+};
+
+template <bool is_max>
+void extreme_impl(const char* op, const Tensor& self, uint64_t mask, const Tensor& out) {
+  ScalarType t = self.scalar_type();
+  Rows r = reduce::rows(self, mask, t);
+  Tensor result = reduce::target_for(out, t);
+  reduce::dispatch(t, op, [&](auto tag) {
+    using T = decltype(tag);
+    const T* in = r.in.data<T>();
+    T* o = result.data<T>();
+    reduce::for_each_row(r.nout, r.row, [&](int64_t k) {
+      o[k] = static_cast<T>(Extreme<is_max, T>::of_row(in + k * r.row, r.row));
+    });
+  });
+  reduce::finish(out, result);
+}
+
+// values (may be undefined) and indices of the best element of each row.
+template <bool is_max>
+void arg_extreme_impl(const char* op, const Tensor& self, uint64_t mask, const Tensor& values,
+                      const Tensor& indices) {
+  ScalarType t = self.scalar_type();
+  Rows r = reduce::rows(self, mask, t);
+  Tensor v = values.defined() ? reduce::target_for(values, t) : Tensor();
+  Tensor idx = reduce::target_for(indices, ScalarType::Int64);
+  reduce::dispatch(t, op, [&](auto tag) {
+    using T = decltype(tag);
+    const T* in = r.in.data<T>();
+    T* vo = v.defined() ? v.data<T>() : nullptr;
+    int64_t* io = idx.data<int64_t>();
+    reduce::for_each_row(r.nout, r.row, [&](int64_t k) {
+      auto best = Extreme<is_max, T>::arg_of_row(in + k * r.row, r.row);
+      if (vo) vo[k] = static_cast<T>(best.first);
+      io[k] = best.second;
+    });
+  });
+  if (v.defined()) reduce::finish(values, v);
+  reduce::finish(indices, idx);
+}
+
+std::string whole_empty(const char* op) {
+  return str(op, "(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim "
+                 "with the 'dim' argument.");
+}
+
+template <bool is_max>
+void amax_impl(const char* op, const Tensor& self, std::optional<IntArrayRef> dim, const Tensor& out) {
+  uint64_t mask = mask_of(self, dim);
+  // Only amax(x) (no dims) asks for a dim; an empty dim given explicitly is an IndexError.
+  reduce::check_nonempty(str(op, "():").c_str(), self, mask, ErrorKind::Runtime,
+                         dim.has_value() && !dim->empty() ? std::string() : whole_empty(op));
+  if (dim.has_value())  // amax/amin (not max()/min()): out= must have self's dtype
+    TL_CHECK(out.scalar_type() == self.scalar_type(), "Expected the dtype for input and out to match, but got ",
+             scalar_type_name(self.scalar_type()), " for input's dtype and ", scalar_type_name(out.scalar_type()),
+             " for out's dtype.");
+  extreme_impl<is_max>(op, self, mask, out);
+}
+
+template <bool is_max>
+void argmax_impl(const char* op, const Tensor& self, std::optional<int64_t> dim, const Tensor& out) {
+  TL_CHECK(self.scalar_type() != ScalarType::Bool, op, "(): does not support bool input");
+  uint64_t mask = mask_of(self, dim);
+  reduce::check_nonempty(str(op, "():").c_str(), self, mask, ErrorKind::Index,
+                         dim.has_value() ? std::string()
+                                         : str(op, "(): Expected reduction dim to be specified for input.numel() == 0."));
+  arg_extreme_impl<is_max>(op, self, mask, Tensor(), out);
+}
+
+template <bool is_max>
+void max_dim_impl(const char* op, const Tensor& self, int64_t dim, const Tensor& values, const Tensor& indices) {
+  uint64_t mask = mask_of(self, dim);
+  reduce::check_nonempty(str(op, "():").c_str(), self, mask, ErrorKind::Index, "");
+  arg_extreme_impl<is_max>(op, self, mask, values, indices);
+}
+
+// ------------------------------------------------------------------ all / any
+
+void check_logical_out(const char* op, const Tensor& out) {
+  TL_CHECK(out.scalar_type() == ScalarType::Bool || out.scalar_type() == ScalarType::UInt8, op,
+           " only supports bool tensor for result, got: ", scalar_type_name(out.scalar_type()));
+}
+
+template <bool is_all>
+void logical_impl(const char* op, const Tensor& self, uint64_t mask, const Tensor& out) {
+  check_logical_out(op, out);
+  ScalarType t = self.scalar_type();
+  Rows r = reduce::rows(self, mask, t);
+  Tensor result = reduce::target_for(out, ScalarType::Bool);
+  reduce::dispatch(t, op, [&](auto tag) {
+    using T = decltype(tag);
+    const T* in = r.in.data<T>();
+    bool* o = result.data<bool>();
+    reduce::for_each_row(r.nout, r.row, [&](int64_t k) {
+      const T* x = in + k * r.row;
+      o[k] = reduce::reduce_row<bool>(
+          r.row,
+          [&](int64_t b, int64_t n) {
+            for (int64_t i = b; i < b + n; ++i) {
+              bool nz = static_cast<opmath_t<T>>(x[i]) != opmath_t<T>(0);
+              if (is_all ? !nz : nz) return !is_all;
+            }
+            return is_all;
+          },
+          [](bool a, bool b) { return is_all ? (a && b) : (a || b); });
+    });
+  });
+  reduce::finish(out, result);
+}
+
+TensorMeta logical_meta(const Tensor& self, uint64_t mask, bool keepdim) {
+  return make_meta(self, mask, keepdim,
+                   self.scalar_type() == ScalarType::UInt8 ? ScalarType::UInt8 : ScalarType::Bool);
+}
+
+// ------------------------------------------------------------------ var / std
+
+void check_var_dtype(const Tensor& self) {
+  TL_CHECK(is_floating_type(self.scalar_type()),
+           "std and var only support floating point and complex dtypes");
+}
+
+// var (or std) and mean of each row; std_out/mean_out may be undefined.
+void var_mean_impl(const Tensor& self, std::optional<IntArrayRef> dim, const std::optional<Scalar>& correction,
+                   bool take_sqrt, const Tensor& var_out, const Tensor& mean_out) {
+  check_var_dtype(self);
+  uint64_t mask = mask_of(self, dim);
+  double c = correction.has_value() ? correction->to_double() : 1.0;
+  ScalarType t = self.scalar_type();
+  Rows r = reduce::rows(self, mask, t);
+  Tensor v = reduce::target_for(var_out, t);
+  Tensor m = mean_out.defined() ? reduce::target_for(mean_out, t) : Tensor();
+  reduce::dispatch_floating(t, take_sqrt ? "std" : "var", [&](auto tag) {
+    using T = decltype(tag);
+    const T* in = r.in.data<T>();
+    T* vo = v.data<T>();
+    T* mo = m.defined() ? m.data<T>() : nullptr;
+    reduce::for_each_row(r.nout, r.row, [&](int64_t k) {
+      const T* x = in + k * r.row;
+      int64_t n = r.row;
+      double mean = reduce::sum_row<double>(n, [&](int64_t i) { return static_cast<double>(x[i]); }) /
+                    static_cast<double>(n);
+      double ssd = reduce::sum_row<double>(n, [&](int64_t i) {
+        double d = static_cast<double>(x[i]) - mean;
+        return d * d;
+      });
+      double var = ssd / std::max(0.0, static_cast<double>(n) - c);
+      vo[k] = static_cast<T>(take_sqrt ? std::sqrt(var) : var);
+      if (mo) mo[k] = static_cast<T>(mean);
+    });
+  });
+  reduce::finish(var_out, v);
+  if (m.defined()) reduce::finish(mean_out, m);
+}
+
+// ------------------------------------------------------------------ norm
+
+std::string p_text(const Scalar& p) {
+  double v = p.to_double();
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  return to_string(p);
+}
+
+}  // namespace
+
+// ------------------------------------------------------------------ kernels and metas
+
+void kernels::prod_out_cpu(const Tensor& self, std::optional<ScalarType> dtype, const Tensor& out) {
+  prod_impl(self, ~uint64_t(0), kernels::prod_compute_dtype(self, dtype), out);
+}
+
+void kernels::prod_out_cpu(const Tensor& self, int64_t dim, bool keepdim, std::optional<ScalarType> dtype,
+                           const Tensor& out) {
+  prod_impl(self, mask_of(self, dim), kernels::prod_dim_int_compute_dtype(self, dim, keepdim, dtype), out);
+}
+
+void kernels::amax_out_cpu(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim, const Tensor& out) {
+  amax_impl<true>("amax", self, dim.value_or(IntArrayRef()), out);
+}
+
+void kernels::amin_out_cpu(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim, const Tensor& out) {
+  amax_impl<false>("amin", self, dim.value_or(IntArrayRef()), out);
+}
+
+void kernels::max_out_cpu(const Tensor& self, const Tensor& out) {
+  reduce::check_nonempty("max():", self, ~uint64_t(0), ErrorKind::Runtime, whole_empty("max"));
+  extreme_impl<true>("max", self, ~uint64_t(0), out);
+}
+void kernels::min_out_cpu(const Tensor& self, const Tensor& out) {
+  reduce::check_nonempty("min():", self, ~uint64_t(0), ErrorKind::Runtime, whole_empty("min"));
+  extreme_impl<false>("min", self, ~uint64_t(0), out);
+}
+
+std::array<TensorMeta, 2> meta::max_dim_meta(const Tensor& self, int64_t dim, bool keepdim) {
+  uint64_t mask = mask_of(self, dim);
+  return {make_meta(self, mask, keepdim, self.scalar_type(), /*exact=*/true),
+          make_meta(self, mask, keepdim, ScalarType::Int64, /*exact=*/true)};
+}
+
+void kernels::max_dim_out_cpu(const Tensor& self, int64_t dim, bool keepdim, const Tensor& values,
+                              const Tensor& indices) {
+  max_dim_impl<true>("max", self, dim, values, indices);
+}
+
+void kernels::min_dim_out_cpu(const Tensor& self, int64_t dim, bool keepdim, const Tensor& values,
+                              const Tensor& indices) {
+  max_dim_impl<false>("min", self, dim, values, indices);
+}
+
+TensorMeta meta::arg_reduction_meta(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
+  return make_meta(self, mask_of(self, dim), keepdim, ScalarType::Int64, /*exact=*/true);
+}
+
+void kernels::argmax_out_cpu(const Tensor& self, std::optional<int64_t> dim, bool keepdim, const Tensor& out) {
+  argmax_impl<true>("argmax", self, dim, out);
+}
+
+void kernels::argmin_out_cpu(const Tensor& self, std::optional<int64_t> dim, bool keepdim, const Tensor& out) {
+  argmax_impl<false>("argmin", self, dim, out);
+}
+
+std::array<TensorMeta, 2> meta::aminmax_meta(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
+  uint64_t mask = mask_of(self, dim);
+  TensorMeta m = make_meta(self, mask, keepdim, self.scalar_type(), /*exact=*/true);
+  return {m, m};
+}
+
+void kernels::aminmax_out_cpu(const Tensor& self, std::optional<int64_t> dim, bool keepdim, const Tensor& min,
+                              const Tensor& max) {
+  uint64_t mask = mask_of(self, dim);
+  reduce::check_nonempty("aminmax:", self, mask, ErrorKind::Runtime,
+                         dim.has_value() ? "" : "aminmax(): cannot compute aminmax over an empty dimension as the "
+                                                "operation has no identity.");
+  ScalarType t = self.scalar_type();
+  Rows r = reduce::rows(self, mask, t);
+  Tensor lo = reduce::target_for(min, t), hi = reduce::target_for(max, t);
+  reduce::dispatch(t, "aminmax", [&](auto tag) {
+    using T = decltype(tag);
+    using op_t = opmath_t<T>;
+    using P = std::pair<op_t, op_t>;
+    const T* in = r.in.data<T>();
+    T* lo_o = lo.data<T>();
+    T* hi_o = hi.data<T>();
+    reduce::for_each_row(r.nout, r.row, [&](int64_t k) {
+      const T* x = in + k * r.row;
+      P mm = reduce::reduce_row<P>(
+          r.row,
+          [&](int64_t b, int64_t n) {
+            P acc{static_cast<op_t>(x[b]), static_cast<op_t>(x[b])};
+            for (int64_t i = b + 1; i < b + n; ++i) {
+              op_t v = static_cast<op_t>(x[i]);
+              acc.first = Extreme<false, T>::pick(acc.first, v);
+              acc.second = Extreme<true, T>::pick(acc.second, v);
+            }
+            return acc;
+          },
+          [](const P& a, const P& b) {
+            return P{Extreme<false, T>::pick(a.first, b.first), Extreme<true, T>::pick(a.second, b.second)};
+          });
+      lo_o[k] = static_cast<T>(mm.first);
+      hi_o[k] = static_cast<T>(mm.second);
+    });
+  });
+  reduce::finish(min, lo);
+  reduce::finish(max, hi);
+}
+
+TensorMeta meta::logical_reduction_meta(const Tensor& self) { return logical_meta(self, ~uint64_t(0), false); }
+TensorMeta meta::logical_reduction_meta(const Tensor& self, int64_t dim, bool keepdim) {
+  return logical_meta(self, mask_of(self, dim), keepdim);
+}
+// all.dims/any.dims: None reduces every dim, but () none (as PyTorch; amax and sum reduce all for ()).
+static uint64_t logical_mask(const Tensor& self, std::optional<IntArrayRef> dim) {
+  return dim.has_value() && dim->empty() ? 0 : mask_of(self, dim);
+}
+
+TensorMeta meta::logical_reduction_meta(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim) {
+  return logical_meta(self, logical_mask(self, dim), keepdim);
+}
+
+void kernels::all_out_cpu(const Tensor& self, const Tensor& out) {
+  logical_impl<true>("all", self, ~uint64_t(0), out);
+}
+void kernels::all_out_cpu(const Tensor& self, int64_t dim, bool keepdim, const Tensor& out) {
+  logical_impl<true>("all", self, mask_of(self, dim), out);
+}
+void kernels::all_out_cpu(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim, const Tensor& out) {
+  logical_impl<true>("all", self, logical_mask(self, dim), out);
+}
+void kernels::any_out_cpu(const Tensor& self, const Tensor& out) {
+  logical_impl<false>("any", self, ~uint64_t(0), out);
+}
+void kernels::any_out_cpu(const Tensor& self, int64_t dim, bool keepdim, const Tensor& out) {
+  logical_impl<false>("any", self, mask_of(self, dim), out);
+}
+void kernels::any_out_cpu(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim, const Tensor& out) {
+  logical_impl<false>("any", self, logical_mask(self, dim), out);
+}
+
+void kernels::var_out_cpu(const Tensor& self, std::optional<IntArrayRef> dim, const std::optional<Scalar>& correction,
+                          bool keepdim, const Tensor& out) {
+  var_mean_impl(self, dim, correction, /*take_sqrt=*/false, out, Tensor());
+}
+
+void kernels::std_out_cpu(const Tensor& self, std::optional<IntArrayRef> dim, const std::optional<Scalar>& correction,
+                          bool keepdim, const Tensor& out) {
+  var_mean_impl(self, dim, correction, /*take_sqrt=*/true, out, Tensor());
+}
+
+std::array<TensorMeta, 2> meta::var_mean_meta(const Tensor& self, std::optional<IntArrayRef> dim,
+                                              const std::optional<Scalar>& correction, bool keepdim) {
+  TensorMeta m = make_meta(self, mask_of(self, dim), keepdim, self.scalar_type());
+  return {m, m};
+}
+
+void kernels::var_mean_out_cpu(const Tensor& self, std::optional<IntArrayRef> dim,
+                               const std::optional<Scalar>& correction, bool keepdim, const Tensor& var,
+                               const Tensor& mean) {
+  var_mean_impl(self, dim, correction, /*take_sqrt=*/false, var, mean);
+}
+
+void kernels::std_mean_out_cpu(const Tensor& self, std::optional<IntArrayRef> dim,
+                               const std::optional<Scalar>& correction, bool keepdim, const Tensor& std,
+                               const Tensor& mean) {
+  var_mean_impl(self, dim, correction, /*take_sqrt=*/true, std, mean);
+}
+
+TensorMeta meta::norm_meta(const Tensor& self, const std::optional<Scalar>& p, std::optional<IntArrayRef> dim,
+                           bool keepdim, std::optional<ScalarType> dtype) {
+  TL_CHECK(is_floating_type(self.scalar_type()),
+           "linalg.vector_norm: Expected a floating point or complex tensor as input. Got ",
+           scalar_type_name(self.scalar_type()));
+  if (dtype.has_value()) {
+    TL_CHECK(is_floating_type(*dtype), "linalg.vector_norm: dtype should be floating point or complex, but got ",
+             scalar_type_name(*dtype));
+    TL_CHECK(promote_types(self.scalar_type(), *dtype) == *dtype, "linalg.vector_norm: the dtype of the input (",
+             scalar_type_name(self.scalar_type()), ") should be convertible without narrowing to the specified dtype (",
+             scalar_type_name(*dtype), ")");
+  }
+  ScalarType t = dtype.value_or(self.scalar_type());
+  return make_meta(self, mask_of(self, dim), keepdim, t, /*exact=*/true);
+}
+
+void kernels::norm_out_cpu(const Tensor& self, const std::optional<Scalar>& p, std::optional<IntArrayRef> dim,
+                           bool keepdim, std::optional<ScalarType> dtype, const Tensor& out) {
+  double ord = p.has_value() ? p->to_double() : 2.0;
+  uint64_t mask = mask_of(self, dim);
+  if (self.numel() == 0 && (ord < 0 || std::isinf(ord))) {
+    bool all = true;
+    for (int64_t d = 0; d < self.dim(); ++d) all = all && (mask >> d & 1);
+    TL_CHECK(!all, "linalg.vector_norm cannot compute the ", p_text(*p),
+             " norm on an empty tensor because the operation does not have an identity");
+    for (int64_t d = 0; d < self.dim(); ++d)
+      TL_CHECK(!((mask >> d & 1) && self.size(d) == 0), "linalg.vector_norm cannot compute the ", p_text(*p),
+               " norm on the dimension ", d, "because this dimension is empty and the operation does not have an "
+               "identity");
+  }
+  ScalarType t = dtype.value_or(self.scalar_type());
+  Rows r = reduce::rows(self, mask, t);
+  Tensor result = reduce::target_for(out, t);
+  reduce::dispatch_floating(t, "norm", [&](auto tag) {
+    using T = decltype(tag);
+    const T* in = r.in.data<T>();
+    T* o = result.data<T>();
+    reduce::for_each_row(r.nout, r.row, [&](int64_t k) {
+      const T* x = in + k * r.row;
+      int64_t n = r.row;
+      auto a = [&](int64_t i) { return std::fabs(static_cast<double>(x[i])); };
+      double v;
+      if (std::isinf(ord)) {
+        bool want_max = ord > 0;
+        v = reduce::reduce_row<double>(
+            n,
+            [&](int64_t b, int64_t len) {
+              double best = a(b);
+              for (int64_t i = b + 1; i < b + len && !std::isnan(best); ++i) {
+                double y = a(i);
+                if (std::isnan(y) || (want_max ? y > best : y < best)) best = y;
+              }
+              return best;
+            },
+            [&](double l, double rr) {
+              if (std::isnan(l) || std::isnan(rr)) return std::numeric_limits<double>::quiet_NaN();
+              return want_max ? std::max(l, rr) : std::min(l, rr);
+            });
+      } else if (ord == 0) {
+        v = reduce::sum_row<double>(n, [&](int64_t i) { return static_cast<double>(x[i]) != 0 ? 1.0 : 0.0; });
+      } else if (ord == 1) {
+        v = reduce::sum_row<double>(n, a);
+      } else if (ord == 2) {
+        v = std::sqrt(reduce::sum_row<double>(n, [&](int64_t i) { return a(i) * a(i); }));
+      } else {
+        v = std::pow(reduce::sum_row<double>(n, [&](int64_t i) { return std::pow(a(i), ord); }), 1.0 / ord);
+      }
+      o[k] = static_cast<T>(v);
+    });
+  });
+  reduce::finish(out, result);
+}
+
+}  // namespace torchlite

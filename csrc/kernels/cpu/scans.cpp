@@ -1,0 +1,126 @@
+// Scans on the CPU: cumsum, cumprod, cummax, cummin. The scanned dim is moved innermost (Reduce.h's
+// rows), each row is scanned in order by one thread (so results never depend on the thread count),
+// and the rows are written back through out's own strides.
+#include <array>
+
+#include "kernels/cpu/Reduce.h"
+#include "kernels/cummax.h"
+#include "kernels/cummin.h"
+#include "kernels/cumprod.h"
+#include "kernels/cumsum.h"
+
+namespace torchlite {
+
+using reduce::Rows;
+
+namespace {
+
+// Runs scan(in_row, out_row, n) over every row of self (in dtype t) and writes the result to out.
+template <typename F>
+void scan_rows(const char* op, const Tensor& self, int64_t dim, ScalarType t, const Tensor& out, const F& scan) {
+  uint64_t mask = uint64_t(1) << wrap_dim(dim, self.dim());
+  Rows r = reduce::rows(self, mask, t);
+  Tensor result = empty_tensor(r.in.sizes(), t, self.device());
+  reduce::dispatch(t, op, [&](auto tag) {
+    using T = decltype(tag);
+    const T* in = r.in.data<T>();
+    T* o = result.data<T>();
+    reduce::for_each_row(r.nout, r.row, [&](int64_t k) { scan(in + k * r.row, o + k * r.row, r.row); });
+  });
+  copy_cast_cpu(reduce::rows_view(out, mask), result);
+}
+
+template <bool is_max>
+void cum_extreme(const char* op, const Tensor& self, int64_t dim, const Tensor& values, const Tensor& indices) {
+  uint64_t mask = uint64_t(1) << wrap_dim(dim, self.dim());
+  ScalarType t = self.scalar_type();
+  Rows r = reduce::rows(self, mask, t);
+  Tensor v = empty_tensor(r.in.sizes(), t, self.device());
+  Tensor idx = empty_tensor(r.in.sizes(), ScalarType::Int64, self.device());
+  reduce::dispatch(t, op, [&](auto tag) {
+    using T = decltype(tag);
+    using op_t = opmath_t<T>;
+    const T* in = r.in.data<T>();
+    T* vo = v.data<T>();
+    int64_t* io = idx.data<int64_t>();
+    reduce::for_each_row(r.nout, r.row, [&](int64_t k) {
+      const T* x = in + k * r.row;
+      T* vr = vo + k * r.row;
+      int64_t* ir = io + k * r.row;
+      if (r.row == 0) return;
+      op_t best = static_cast<op_t>(x[0]);
+      int64_t at = 0;
+      for (int64_t i = 0; i < r.row; ++i) {
+        op_t y = static_cast<op_t>(x[i]);
+        // Ties and later NaNs take the latest index (as PyTorch); after a NaN only NaN replaces it.
+        if (reduce::is_nan(y) || (!reduce::is_nan(best) && (is_max ? y >= best : y <= best))) {
+          best = y;
+          at = i;
+        }
+        vr[i] = x[at];
+        ir[i] = at;
+      }
+    });
+  });
+  copy_cast_cpu(reduce::rows_view(values, mask), v);
+  copy_cast_cpu(reduce::rows_view(indices, mask), idx);
+}
+
+// cumsum_(dim, dtype=...) and cumprod_: the in-place target is self, whose dtype dtype= must match.
+void check_inplace_dtype(const Tensor& self, std::optional<ScalarType> dtype, const Tensor& out) {
+  if (!out.is_same(self) || !dtype.has_value() || *dtype == self.scalar_type()) return;
+  TL_ERROR("Bad in-place call: input tensor dtype ", cpp_type_name(self.scalar_type()), " and output tensor dtype ",
+           cpp_type_name(*dtype), " should match");
+}
+
+}  // namespace
+
+void kernels::cumsum_out_cpu(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, const Tensor& out) {
+  check_inplace_dtype(self, dtype, out);
+  ScalarType t = kernels::cumsum_compute_dtype(self, dim, dtype);
+  scan_rows("cumsum", self, dim, t, out, [](const auto* x, auto* o, int64_t n) {
+    using T = std::remove_cv_t<std::remove_reference_t<decltype(*x)>>;
+    using acc_t = std::conditional_t<reduce::is_floating_v<T>, double, int64_t>;
+    acc_t acc = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      acc += static_cast<acc_t>(static_cast<opmath_t<T>>(x[i]));
+      o[i] = convert<T>(acc);
+    }
+  });
+}
+
+void kernels::cumprod_out_cpu(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, const Tensor& out) {
+  check_inplace_dtype(self, dtype, out);
+  ScalarType t = kernels::cumprod_compute_dtype(self, dim, dtype);
+  scan_rows("cumprod", self, dim, t, out, [](const auto* x, auto* o, int64_t n) {
+    using T = std::remove_cv_t<std::remove_reference_t<decltype(*x)>>;
+    using acc_t = std::conditional_t<reduce::is_floating_v<T>, double, int64_t>;
+    acc_t acc = 1;
+    for (int64_t i = 0; i < n; ++i) {
+      acc *= static_cast<acc_t>(static_cast<opmath_t<T>>(x[i]));
+      o[i] = convert<T>(acc);
+    }
+  });
+}
+
+std::array<TensorMeta, 2> meta::scan_indices_meta(const Tensor& self, int64_t dim) {
+  wrap_dim(dim, self.dim());  // range check
+  TensorMeta v;
+  v.sizes.assign(self.sizes());
+  v.dtype = self.scalar_type();
+  v.device = self.device();
+  v.exact_dtype = true;
+  TensorMeta i = v;
+  i.dtype = ScalarType::Int64;
+  return {v, i};
+}
+
+void kernels::cummax_out_cpu(const Tensor& self, int64_t dim, const Tensor& values, const Tensor& indices) {
+  cum_extreme<true>("cummax", self, dim, values, indices);
+}
+
+void kernels::cummin_out_cpu(const Tensor& self, int64_t dim, const Tensor& values, const Tensor& indices) {
+  cum_extreme<false>("cummin", self, dim, values, indices);
+}
+
+}  // namespace torchlite
