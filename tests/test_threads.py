@@ -117,3 +117,30 @@ def test_forked_child_runs_parallel_ops_without_hanging(tmp_path):
     proc = subprocess.run([sys.executable, "-c", FORK_CHILD], cwd=tmp_path, timeout=60,
                           capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_long_kernel_loops_release_the_gil():
+    import threading
+
+    import torchlite as tl
+
+    a, b, big = tl.ones(256, 256), tl.ones(256, 256), tl.ones(1 << 20)
+    tl._C._last_loop_released_gil()  # clear
+    tl.exp(big)
+    assert tl._C._last_loop_released_gil()
+    tl.mm(a, b)  # BLAS
+    assert tl._C._last_loop_released_gil()
+    tl.exp(tl.ones(10))  # too short to bother
+    assert not tl._C._last_loop_released_gil()
+    # Another thread runs while one computes: both finish, with the right results.
+    results = {}
+
+    def work(k):
+        results[k] = tl.sum(tl.full((1 << 21,), float(k))).item()
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(1, 5)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert results == {k: float(k * (1 << 21)) for k in range(1, 5)}

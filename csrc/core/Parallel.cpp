@@ -4,6 +4,7 @@
 #include <pthread.h>
 
 #include <atomic>
+#include <utility>
 
 #include "core/Error.h"
 
@@ -59,6 +60,30 @@ int detail::openmp_team_size() {
 }
 
 void detail::note_openmp_team() { t_launched_team = true; }
+
+namespace {
+std::atomic<GilReleaseHook> g_gil_release{nullptr};
+std::atomic<GilRestoreHook> g_gil_restore{nullptr};
+thread_local bool t_last_loop_released_gil = false;
+}  // namespace
+
+void set_gil_hooks(GilReleaseHook release, GilRestoreHook restore) {
+  g_gil_restore.store(restore);
+  g_gil_release.store(release);
+}
+
+bool last_loop_released_gil() { return std::exchange(t_last_loop_released_gil, false); }
+
+WithoutGil::WithoutGil(bool release) {
+  if (!release || in_parallel_region()) return;
+  GilReleaseHook hook = g_gil_release.load(std::memory_order_relaxed);
+  state_ = hook ? hook() : nullptr;
+  t_last_loop_released_gil = state_ != nullptr;
+}
+
+WithoutGil::~WithoutGil() {
+  if (state_) g_gil_restore.load(std::memory_order_relaxed)(state_);
+}
 
 int get_num_interop_threads() { return g_num_interop_threads.load(std::memory_order_relaxed); }
 

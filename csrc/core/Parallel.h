@@ -30,6 +30,28 @@ int get_num_interop_threads();
 void set_num_interop_threads(int n);
 bool in_parallel_region();
 
+// The GIL around long kernel loops: the Python module installs hooks that
+// release the GIL (when the calling thread holds it) and take it back; the core
+// itself never includes Python. parallel_for releases it for loops long enough
+// to split (n > grain); nothing inside a loop touches Python objects.
+using GilReleaseHook = void* (*)();
+using GilRestoreHook = void (*)(void*);
+void set_gil_hooks(GilReleaseHook release, GilRestoreHook restore);
+// Whether a long loop of the calling thread ran without the GIL since the last
+// call (for tests; reading clears it).
+bool last_loop_released_gil();
+
+class WithoutGil {
+ public:
+  explicit WithoutGil(bool release);
+  ~WithoutGil();
+  WithoutGil(const WithoutGil&) = delete;
+  WithoutGil& operator=(const WithoutGil&) = delete;
+
+ private:
+  void* state_ = nullptr;
+};
+
 namespace detail {
 // The team size parallel_for may use now: get_num_threads(), or 1 in a forked
 // child that cannot use OpenMP (see above).
@@ -42,6 +64,7 @@ template <typename F>
 void parallel_for(int64_t n, int64_t grain, const F& f) {
   if (n <= 0) return;
   if (grain < 1) grain = 1;
+  WithoutGil nogil(n > grain);
 #ifdef _OPENMP
   int nthreads = n > grain ? detail::openmp_team_size() : 1;
   if (nthreads > 1 && !in_parallel_region()) {

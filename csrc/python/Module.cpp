@@ -175,6 +175,11 @@ PYBIND11_MODULE(_C, m) {
   using namespace torchlite;
   using namespace torchlite::python;
   m.doc() = "torchlite's compiled core: tensors, dtypes and the generated operators.";
+  // Long kernel loops run without the GIL, so other Python threads keep running.
+  set_gil_hooks([]() -> void* { return PyGILState_Check() ? PyEval_SaveThread() : nullptr; },
+                [](void* state) { PyEval_RestoreThread(static_cast<PyThreadState*>(state)); });
+  m.def("_last_loop_released_gil", []() { return last_loop_released_gil(); },
+        "Whether a long kernel loop of this thread ran without the GIL since the last call (for tests; clears it).");
   init_dtypes_and_devices(m.ptr());
   init_tensor_type(m.ptr());
   init_generator(m.ptr());

@@ -67,6 +67,7 @@ void blas_gemm(const Tensor& a, const Tensor& b, const Tensor& c, const Scalar& 
   T* C = c.data<T>();
   const T* pa = reinterpret_cast<const T*>(A.base);
   const T* pb = reinterpret_cast<const T*>(B.base);
+  WithoutGil nogil(batch * M * N * K > kGrainSize);  // BLAS touches no Python object
   for (int64_t i = 0; i < batch; ++i) {
     const T* ai = pa + i * A.batch_stride;
     const T* bi = pb + i * B.batch_stride;
