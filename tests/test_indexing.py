@@ -235,11 +235,13 @@ def test_int32_indices_where_pytorch_takes_them():
         tl.take_along_dim(x, tl.tensor([[1]], dtype=tl.int32), 1)
 
 
-def test_out_variants_of_other_dtypes_and_shapes():
+def test_out_variants_of_other_shapes_and_dtypes():
     x = tl.tensor([[0.0, 1, 2], [3, 4, 5]])
-    out = tl.empty(5, dtype=tl.float64)
+    out = tl.empty(5)  # resized
     r = tl.index_select(x, 1, long([2, 0]), out=out)
-    assert r is out and out.dtype == tl.float64 and out.tolist() == [[2, 0], [5, 3]]
+    assert r is out and out.tolist() == [[2, 0], [5, 3]]
+    with pytest.raises(RuntimeError, match="Expected out tensor to have dtype float, but got double instead"):
+        tl.index_select(x, 1, long([2, 0]), out=tl.empty(5, dtype=tl.float64))  # as PyTorch
     out = tl.empty((2, 2)).t()  # non-contiguous out of the right shape
     tl.gather(x, 1, long([[1, 1], [0, 2]]), out=out)
     assert out.tolist() == [[1, 1], [3, 5]]
@@ -251,9 +253,11 @@ def test_out_variants_of_other_dtypes_and_shapes():
     assert out.tolist() == [[0, 1], [0, 2], [1, 0], [1, 1], [1, 2]]
     with pytest.raises(RuntimeError, match="nonzero does not support the out kwarg when as_tuple is True"):
         tl.nonzero(x, as_tuple=True, out=out)
-    out = tl.empty(3, dtype=tl.float64)
+    out = tl.empty(3)
     tl.scatter_add(x, 0, long([[1, 1, 1]]), x, out=out)
     assert out.tolist() == [[0, 1, 2], [3, 5, 7]]
+    with pytest.raises(RuntimeError, match="Expected out tensor to have dtype float"):
+        tl.scatter_add(x, 0, long([[1, 1, 1]]), x, out=tl.empty(3, dtype=tl.float64))
 
 
 def test_inplace_variants_write_through_views():

@@ -1143,6 +1143,11 @@ ERROR_CASES = [
      ["exp", "some elements of the input tensor and the written-to tensor"]),
     ("a.view(6).narrow(0, 1, 4).copy_(a.view(6).narrow(0, 0, 4))", "RuntimeError", ["some elements of the input"]),
     ("a.add_(a[0])", "RuntimeError", ["some elements of the input tensor and the written-to tensor"]),
+    ("tl.mm(a, a.t(), out=tl.empty(0, dtype=tl.float64))", "RuntimeError",
+     ["mm", "Expected out tensor to have dtype float, but got double instead"]),
+    ("tl.index_select(a, 0, tl.tensor([0]), out=tl.empty(0, dtype=tl.float64))", "RuntimeError",
+     ["index_select", "Expected out tensor to have dtype float"]),
+    ("tl.nonzero(a, out=tl.empty(0))", "RuntimeError", ["nonzero", "Expected out tensor to have dtype long"]),
 ]
 ERROR_CASES += [case for family in FAMILIES for case in family.ERRORS]
 

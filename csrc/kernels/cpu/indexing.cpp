@@ -43,11 +43,13 @@ using namespace index_walk;
 
 namespace {
 
+// An out= target must have t's dtype exactly, as PyTorch requires of these ops.
 TensorMeta meta_like(const Tensor& t, IntArrayRef sizes) {
   TensorMeta m;
   m.sizes.assign(sizes);
   m.dtype = t.scalar_type();
   m.device = t.device();
+  m.exact_dtype = true;
   return m;
 }
 
@@ -788,6 +790,7 @@ TensorMeta meta::nonzero_meta(const Tensor& self) {
   m.sizes = DimVector{count_nonzero_cpu(self), self.dim()};
   m.dtype = ScalarType::Int64;
   m.device = self.device();
+  m.exact_dtype = true;
   return m;
 }
 

@@ -28,11 +28,13 @@ void check_same_device(const Tensor& a, const Tensor& b) {
            "devices, ", to_string(a.device()), " and ", to_string(b.device()), "!");
 }
 
+// An out= target must have the inputs' dtype exactly, as PyTorch requires of the matrix products.
 TensorMeta make_meta(DimVector sizes, const Tensor& like) {
   TensorMeta m;
   m.sizes = std::move(sizes);
   m.dtype = like.scalar_type();
   m.device = like.device();
+  m.exact_dtype = true;
   return m;
 }
 
