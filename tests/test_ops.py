@@ -374,8 +374,9 @@ def function_of(nf):
     return getattr(mod, nf.name)
 
 
-def call(nf, kind, args, out=None):
-    """Calls a variant (function | method | inplace) with args by name, as the schema orders them."""
+def split_args(nf, kind, args):
+    """args by name as (positional, keyword) in the schema's order: after a missing argument, or from the
+    keyword-only ones on, by keyword; a method's self is the object."""
     pos, kw, by_keyword = [], {}, False
     for a in nf.schema.arguments:
         if kind in ("method", "inplace") and a.name == "self":
@@ -387,6 +388,12 @@ def call(nf, kind, args, out=None):
             kw[a.name] = args[a.name]
         else:
             pos.append(args[a.name])
+    return pos, kw
+
+
+def call(nf, kind, args, out=None):
+    """Calls a variant (function | method | inplace) with args by name, as the schema orders them."""
+    pos, kw = split_args(nf, kind, args)
     if out is not None:
         kw["out"] = out
     if kind == "function":

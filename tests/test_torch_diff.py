@@ -44,17 +44,7 @@ def to_torch(v):
 
 def torch_call(nf, kind, args):
     """T.call's argument order, on torch."""
-    pos, kw, by_keyword = [], {}, False
-    for a in nf.schema.arguments:
-        if kind in ("method", "inplace") and a.name == "self":
-            continue
-        if a.name not in args:
-            by_keyword = True
-            continue
-        if a.kwonly or by_keyword:
-            kw[a.name] = args[a.name]
-        else:
-            pos.append(args[a.name])
+    pos, kw = T.split_args(nf, kind, args)
     if nf.name in VARARGS:
         pos = [*pos[0], *pos[1:]]
     if kind == "function":
@@ -172,14 +162,7 @@ def test_out_of_another_dtype_is_refused_or_cast_as_torch_does(nf):
     except Exception:  # noqa: BLE001  (a sample torch refuses outright says nothing about out=)
         pytest.skip(f"torch refuses the sample of {nf.schema.full_name}")
     other = torch.float64 if result.dtype != torch.float64 else torch.float32
-    pos, kw, by_keyword = [], {}, False
-    for a in nf.schema.arguments:
-        if a.name not in targs:
-            by_keyword = True
-        elif a.kwonly or by_keyword:
-            kw[a.name] = targs[a.name]
-        else:
-            pos.append(targs[a.name])
+    pos, kw = T.split_args(nf, "function", targs)
     fn = getattr(torch.nn.functional if nf.python_module == "nn.functional" else torch, nf.name)
     try:
         fn(*pos, **kw, out=torch.empty(0, dtype=other))
