@@ -78,6 +78,8 @@ class OpCtx:
     out_params: str = ""
     out_ret: str = ""
     meta_type: str = "TensorMeta"
+    # tags: [exact_out_dtype]: out= must have the result's dtype exactly (PyTorch refuses a cast there).
+    out_exact: bool = False
     exact_out_dtype: bool = False
 
 
@@ -216,6 +218,7 @@ def op_context(nf: NativeFunction, first_default: int = 0) -> OpCtx:
     )
     ctx.checks = [(cond, _cpp_message(f"{s.name}: {msg}")) for cond, msg in nf.checks]
     ctx.multi, ctx.out_names, ctx.out_params = multi, out_names, out_params
+    ctx.out_exact = "exact_out_dtype" in nf.tags
     ctx.out_ret = cpp.return_type(s) if multi else "const Tensor&"
     ctx.meta_type = f"std::array<TensorMeta, {len(s.returns)}>" if multi else "TensorMeta"
     # PyTorch's reductions and scans: an out= target must have exactly the dtype that `dtype=` asks for.

@@ -140,18 +140,7 @@ def test_every_op_is_compared_or_excused():
 
 OUT_OPS = [nf for nf in T.FUNCTIONS if "out" in nf.variants and comparable(nf) and len(nf.schema.returns) == 1
            and "random" not in nf.tags]
-# Where torchlite still casts into out= and PyTorch refuses ("Found dtype Double but expected Float"): ops
-# whose result keeps the input's dtype (neg, abs, clamp...), composites over refusing ops (matmul, dot...),
-# and factories given both dtype= and out=. Strict: an op that starts matching fails here until removed.
-OUT_DTYPE_TODO = set("""ones neg abs floor ceil trunc round round.decimals frac sign sgn signbit isposinf isneginf
-    clamp clamp_min clamp_max clip where.self lerp.Tensor nan_to_num bitwise_not prod addbmm addmv mv dot vdot
-    matmul tril triu diag_embed diag take_along_dim""".split())
-OUT_CASES = [pytest.param(nf, id=nf.schema.full_name, marks=pytest.mark.xfail(
-    strict=True, reason="out= of another dtype: torchlite casts where PyTorch refuses (OUT_DTYPE_TODO)"))
-    if nf.schema.full_name in OUT_DTYPE_TODO else pytest.param(nf, id=nf.schema.full_name) for nf in OUT_OPS]
-
-
-@pytest.mark.parametrize("nf", OUT_CASES)
+@pytest.mark.parametrize("nf", OUT_OPS, ids=T.ids(OUT_OPS))
 def test_out_of_another_dtype_is_refused_or_cast_as_torch_does(nf):
     """out= of a dtype other than the result's: PyTorch casts into it (pointwise ops, cat, sum...) or
     refuses it (mm, gather, nonzero...); torchlite must do the same."""

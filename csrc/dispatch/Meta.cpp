@@ -187,11 +187,12 @@ void record_view(const Tensor& view, const Tensor& base) {
   v->set_view_base(b->view_base() ? b->view_base() : base.impl_ptr());
 }
 
-void copy_result(const OpInfo& op, const Tensor& result, const Tensor& target, bool inplace) {
+void copy_result(const OpInfo& op, const Tensor& result, const Tensor& target, bool inplace, bool exact_dtype) {
   TensorMeta m;
   m.sizes.assign(result.sizes());
   m.dtype = result.scalar_type();
   m.device = result.device();
+  m.exact_dtype = exact_dtype;
   if (inplace) {
     prepare_inplace(op, m, target);
   } else {

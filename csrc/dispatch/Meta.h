@@ -50,7 +50,8 @@ void record_view(const Tensor& view, const Tensor& base);
 
 // Stage 2 for composite in-place/out=: checks `target` as prepare_inplace or
 // prepare_out would, then copies `result` into it.
-void copy_result(const OpInfo& op, const Tensor& result, const Tensor& target, bool inplace);
+void copy_result(const OpInfo& op, const Tensor& result, const Tensor& target, bool inplace,
+                 bool exact_dtype = false);
 
 // "\"neg\" not implemented for 'Bool'" (RuntimeError, as PyTorch words it).
 [[noreturn]] void throw_dtype_not_implemented(const char* op, ScalarType dtype);
