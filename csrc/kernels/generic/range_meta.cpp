@@ -63,9 +63,11 @@ TensorMeta meta::arange_start_step_meta(const Scalar& start, const Scalar& end, 
   return m;
 }
 
-TensorMeta meta::linspace_meta(const Scalar& start, const Scalar& end, int64_t steps, std::optional<ScalarType> dtype,
-                               std::optional<Device> device) {
-  TL_CHECK(steps >= 0, "linspace: number of steps must be non-negative");
+namespace {
+
+// linspace and logspace: `steps` values of dtype (the default dtype when None).
+TensorMeta steps_meta(const char* op, int64_t steps, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  TL_CHECK(steps >= 0, op, ": number of steps must be non-negative");
   TensorMeta m;
   m.dtype = dtype.value_or(default_dtype());
   m.sizes = {steps};
@@ -73,14 +75,16 @@ TensorMeta meta::linspace_meta(const Scalar& start, const Scalar& end, int64_t s
   return m;
 }
 
+}  // namespace
+
+TensorMeta meta::linspace_meta(const Scalar& start, const Scalar& end, int64_t steps, std::optional<ScalarType> dtype,
+                               std::optional<Device> device) {
+  return steps_meta("linspace", steps, dtype, device);
+}
+
 TensorMeta meta::logspace_meta(const Scalar& start, const Scalar& end, int64_t steps, double base,
                                std::optional<ScalarType> dtype, std::optional<Device> device) {
-  TL_CHECK(steps >= 0, "logspace: number of steps must be non-negative");
-  TensorMeta m;
-  m.dtype = dtype.value_or(default_dtype());
-  m.sizes = {steps};
-  m.device = device.value_or(Device());
-  return m;
+  return steps_meta("logspace", steps, dtype, device);
 }
 
 }  // namespace torchlite
