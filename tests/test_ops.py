@@ -1157,6 +1157,8 @@ ERROR_CASES = [
     ("tl.index_select(a, 0, tl.tensor([0]), out=tl.empty(0, dtype=tl.float64))", "RuntimeError",
      ["index_select", "Expected out tensor to have dtype float"]),
     ("tl.nonzero(a, out=tl.empty(0))", "RuntimeError", ["nonzero", "Expected out tensor to have dtype long"]),
+    ("tl.isclose(a, 1)", "TypeError", ["isclose()", "other"]),  # no_python_numbers, as PyTorch
+    ("tl.equal(a, 1)", "TypeError", ["equal()", "other"]),
 ]
 ERROR_CASES += [case for family in FAMILIES for case in family.ERRORS]
 

@@ -77,9 +77,7 @@ class Tensor(_C.TensorBase):
         return repr(self)
 
     def __pos__(self):
-        if self.dtype == _C.bool:
-            raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
-        return self
+        return self.positive()  # self itself; refused for bool, as PyTorch
 
     def __invert__(self):
         if self.dtype.is_floating_point:

@@ -41,20 +41,6 @@ namespace {
 
 Tensor mT(const Tensor& t) { return transpose(t, -2, -1); }
 
-// The broadcast of two batch shapes, with PyTorch's message.
-DimVector broadcast_batch(IntArrayRef a, IntArrayRef b) {
-  size_t n = std::max(a.size(), b.size());
-  DimVector out(n);
-  for (size_t k = 0; k < n; ++k) {
-    int64_t x = k < n - a.size() ? 1 : a[k - (n - a.size())];
-    int64_t y = k < n - b.size() ? 1 : b[k - (n - b.size())];
-    TL_CHECK(x == y || x == 1 || y == 1, "The size of tensor a (", x, ") must match the size of tensor b (", y,
-             ") at non-singleton dimension ", k);
-    out[k] = x == 1 ? y : x;
-  }
-  return out;
-}
-
 // The (m, k) matrix whose product with (k, 1) vec is mat @ vec, as one GEMM.
 Tensor matrix_times_vector(const Tensor& mat, const Tensor& vec) {
   return view(mm(mat, unsqueeze(vec, 1)), IntArrayRef(mat.size(0)));
@@ -185,7 +171,7 @@ Tensor composite::matmul(const Tensor& tensor1, const Tensor& tensor2) {
   int64_t m2 = dim2 > 1 ? tensor2.size(-2) : tensor2.size(0);
   int64_t p = dim2 > 1 ? tensor2.size(-1) : 1;
   IntArrayRef batch2(tensor2.sizes().data(), static_cast<size_t>(std::max<int64_t>(dim2 - 2, 0)));
-  DimVector output_shape = broadcast_batch(batch1, batch2);
+  DimVector output_shape = broadcast_sizes(batch1, batch2);
   int64_t batch = compute_numel(output_shape.ref());
 
   DimVector size1(output_shape);

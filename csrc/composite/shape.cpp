@@ -87,19 +87,7 @@ Tensor composite::broadcast_to(const Tensor& self, IntArrayRef size) { return ex
 
 std::vector<Tensor> composite::broadcast_tensors(ArrayRef<Tensor> tensors) {
   DimVector shape;
-  for (size_t i = 0; i < tensors.size(); ++i) {
-    IntArrayRef s = tensors[i].sizes();
-    size_t n = std::max(shape.size(), s.size());
-    DimVector out(n);
-    for (size_t k = 0; k < n; ++k) {
-      int64_t a = k < n - shape.size() ? 1 : shape[k - (n - shape.size())];
-      int64_t b = k < n - s.size() ? 1 : s[k - (n - s.size())];
-      TL_CHECK(a == b || a == 1 || b == 1, "The size of tensor a (", a, ") must match the size of tensor b (", b,
-               ") at non-singleton dimension ", k);
-      out[k] = a == 1 ? b : a;
-    }
-    shape = out;
-  }
+  for (const Tensor& t : tensors) shape = broadcast_sizes(shape.ref(), t.sizes());
   std::vector<Tensor> result;
   for (const Tensor& t : tensors) result.push_back(expand(t, shape.ref()));
   return result;

@@ -1,5 +1,7 @@
 #include "dispatch/Meta.h"
 
+#include <algorithm>
+
 #include "autograd/GradMode.h"
 #include "dispatch/KernelTable.h"
 #include "kernels/ElementwiseIter.h"
@@ -75,6 +77,19 @@ DimVector broadcast_shapes(std::initializer_list<const Tensor*> tensors) {
                ") at non-singleton dimension ", i);
     }
     out[i] = size;
+  }
+  return out;
+}
+
+DimVector broadcast_sizes(IntArrayRef a, IntArrayRef b) {
+  size_t n = std::max(a.size(), b.size());
+  DimVector out(n);
+  for (size_t k = 0; k < n; ++k) {
+    int64_t x = k < n - a.size() ? 1 : a[k - (n - a.size())];
+    int64_t y = k < n - b.size() ? 1 : b[k - (n - b.size())];
+    TL_CHECK(x == y || x == 1 || y == 1, "The size of tensor a (", x, ") must match the size of tensor b (", y,
+             ") at non-singleton dimension ", k);
+    out[k] = x == 1 ? y : x;
   }
   return out;
 }

@@ -23,6 +23,8 @@ struct TensorMeta {
 Device common_device(const OpInfo& op, std::initializer_list<const Tensor*> tensors);
 // Broadcast shape, with PyTorch's error text.
 DimVector broadcast_shapes(std::initializer_list<const Tensor*> tensors);
+// The broadcast of two shapes (matmul's batch dims, broadcast_tensors), with the same message.
+DimVector broadcast_sizes(IntArrayRef a, IntArrayRef b);
 
 // Built-in meta rules.
 TensorMeta meta_broadcast(const OpInfo& op, std::initializer_list<const Tensor*> tensors, ScalarType dtype);

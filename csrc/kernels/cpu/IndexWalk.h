@@ -9,6 +9,7 @@
 #include "core/Parallel.h"
 #include "core/Tensor.h"
 #include "dispatch/Meta.h"
+#include "kernels/cpu/Dispatch.h"
 
 namespace torchlite::index_walk {
 
@@ -114,23 +115,5 @@ void walk_scatter(const Walk& w, int64_t dim, const F& f) {
 // a scalar means in PyTorch).
 inline DimVector sizes_1d(const Tensor& t) { return t.dim() == 0 ? DimVector{1} : DimVector(t.sizes()); }
 inline DimVector strides_1d(const Tensor& t) { return t.dim() == 0 ? DimVector{1} : DimVector(t.strides()); }
-
-// Calls f(T{}) with T the C++ type of dtype t.
-template <typename F>
-void dispatch_all(ScalarType t, const char* op, const F& f) {
-  switch (t) {
-    case ScalarType::Bool: f(bool{}); break;
-    case ScalarType::UInt8: f(uint8_t{}); break;
-    case ScalarType::Int8: f(int8_t{}); break;
-    case ScalarType::Int16: f(int16_t{}); break;
-    case ScalarType::Int32: f(int32_t{}); break;
-    case ScalarType::Int64: f(int64_t{}); break;
-    case ScalarType::Half: f(Half{}); break;
-    case ScalarType::BFloat16: f(BFloat16{}); break;
-    case ScalarType::Float: f(float{}); break;
-    case ScalarType::Double: f(double{}); break;
-    default: throw_dtype_not_implemented(op, t);
-  }
-}
 
 }  // namespace torchlite::index_walk

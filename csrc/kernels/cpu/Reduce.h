@@ -7,7 +7,8 @@
 //    combined pairwise; the blocks run in parallel when there is one row, so a result never depends
 //    on the thread count;
 //  - cascade(): a pairwise sum of f(i) (accurate floating accumulation, as sum.cpp);
-//  - dispatch(): one generic lambda per dtype.
+//  - dtype dispatch: kernels/cpu/Dispatch.h.
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -20,6 +21,7 @@
 #include "dispatch/Meta.h"
 #include "kernels/Convert.h"
 #include "kernels/ElementwiseIter.h"
+#include "kernels/cpu/Dispatch.h"
 
 namespace torchlite::reduce {
 
@@ -135,40 +137,17 @@ inline bool is_nan(T v) {
   }
 }
 
-template <typename T>
-inline constexpr bool is_floating_v = std::is_floating_point_v<T> || std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
-
-// f(T{}) for the C++ type of t; other dtypes raise "<op>" not implemented for 'X'.
-template <typename F>
-void dispatch(ScalarType t, const char* op, const F& f, bool with_bool = true) {
-  switch (t) {
-    case ScalarType::Bool:
-      if (!with_bool) break;
-      f(bool{});
-      return;
-    case ScalarType::UInt8: f(uint8_t{}); return;
-    case ScalarType::Int8: f(int8_t{}); return;
-    case ScalarType::Int16: f(int16_t{}); return;
-    case ScalarType::Int32: f(int32_t{}); return;
-    case ScalarType::Int64: f(int64_t{}); return;
-    case ScalarType::Half: f(Half{}); return;
-    case ScalarType::BFloat16: f(BFloat16{}); return;
-    case ScalarType::Float: f(float{}); return;
-    case ScalarType::Double: f(double{}); return;
-    default: break;
-  }
-  throw_dtype_not_implemented(op, t);
-}
-
-template <typename F>
-void dispatch_floating(ScalarType t, const char* op, const F& f) {
-  switch (t) {
-    case ScalarType::Half: f(Half{}); return;
-    case ScalarType::BFloat16: f(BFloat16{}); return;
-    case ScalarType::Float: f(float{}); return;
-    case ScalarType::Double: f(double{}); return;
-    default: throw_dtype_not_implemented(op, t);
-  }
+// The metas of a (values, indices) pair of outputs of `sizes`: values in self's dtype, indices int64,
+// both exact for out=.
+inline std::array<TensorMeta, 2> values_indices(const Tensor& self, DimVector sizes) {
+  TensorMeta v;
+  v.sizes = std::move(sizes);
+  v.dtype = self.scalar_type();
+  v.device = self.device();
+  v.exact_dtype = true;
+  TensorMeta i = v;
+  i.dtype = ScalarType::Int64;
+  return {v, i};
 }
 
 // Writes `result` (contiguous, computed dtype) into out, casting when out differs.

@@ -131,7 +131,7 @@ DimVector zeros_dims(size_t n) { return DimVector(n, 0); }
 // out[i] = src[i + idx[i] * dim_stride] over a walk of (out, src with 0 along the dim, idx).
 void gather_walk(const Walk& w, const Tensor& out, const Tensor& src, const Tensor& idx, int64_t dim_stride,
                  const char* op) {
-  dispatch_all(src.scalar_type(), op, [&](auto tag) {
+  dispatch_dtype(src.scalar_type(), op, [&](auto tag) {
     using T = decltype(tag);
     T* o = out.data<T>();
     const T* s = src.data<T>();
@@ -198,7 +198,7 @@ void scatter_impl(const Tensor& self, int64_t dim, const Tensor& index, const Te
     ost[d] = 0;
     DimVector srt = src ? strides_1d(*src) : zeros_dims(is.size());
     Walk w = make_walk(is.ref(), {ost.ref(), srt.ref(), ist.ref()});
-    dispatch_all(t, op, [&](auto tag) {
+    dispatch_dtype(t, op, [&](auto tag) {
       using T = decltype(tag);
       using op_t = opmath_t<T>;
       T* po = o.data<T>();
@@ -356,7 +356,7 @@ void index_source_impl(const Tensor& self, int64_t d, const Tensor& idx, const T
     ost[d] = 0;
     DimVector ist = along_dim(ss.size(), d);
     Walk w = make_walk(ss.ref(), {ost.ref(), sst.ref(), ist.ref()});
-    dispatch_all(self.scalar_type(), op, [&](auto tag) {
+    dispatch_dtype(self.scalar_type(), op, [&](auto tag) {
       using T = decltype(tag);
       T* po = o.data<T>();
       const T* ps = source.data<T>();
@@ -387,7 +387,7 @@ void index_fill_impl(const Tensor& self, int64_t dim, const Tensor& index, const
     ost[d] = 0;
     DimVector ist = along_dim(os.size(), d);
     Walk w = make_walk(os.ref(), {ost.ref(), ist.ref()});
-    dispatch_all(self.scalar_type(), "index_fill", [&](auto tag) {
+    dispatch_dtype(self.scalar_type(), "index_fill", [&](auto tag) {
       using T = decltype(tag);
       T* po = o.data<T>();
       const T v = scalar_as<T>(value);
@@ -405,7 +405,7 @@ int64_t count_nonzero_cpu(const Tensor& t) {
   int64_t c = 0;
   DimVector s = sizes_1d(t), st = strides_1d(t);
   Walk w = make_walk(s.ref(), {st.ref()});
-  dispatch_all(t.scalar_type(), "nonzero", [&](auto tag) {
+  dispatch_dtype(t.scalar_type(), "nonzero", [&](auto tag) {
     using T = decltype(tag);
     const T* p = t.data<T>();
     walk(w, false, [&](const int64_t* off, int64_t n, const int64_t* step) {
@@ -421,7 +421,7 @@ void nonzero_fill(const Tensor& t, int64_t* out) {
   DimVector s = sizes_1d(t), st = strides_1d(t);
   Walk w = make_walk(s.ref(), {st.ref()});
   int64_t pos = 0;
-  dispatch_all(t.scalar_type(), "nonzero", [&](auto tag) {
+  dispatch_dtype(t.scalar_type(), "nonzero", [&](auto tag) {
     using T = decltype(tag);
     const T* p = t.data<T>();
     walk(w, false, [&](const int64_t* off, int64_t n, const int64_t* step) {
@@ -807,7 +807,7 @@ void masked_fill_impl(const Tensor& self, const Tensor& mask, const Scalar& valu
   into(out, self.scalar_type(), false, [&](const Tensor& o) {
     DimVector ost(o.strides()), sst = expanded_strides(self, o.sizes()), mst = expanded_strides(mask, o.sizes());
     Walk w = make_walk(o.sizes(), {ost.ref(), sst.ref(), mst.ref()});
-    dispatch_all(self.scalar_type(), "masked_fill", [&](auto tag) {
+    dispatch_dtype(self.scalar_type(), "masked_fill", [&](auto tag) {
       using T = decltype(tag);
       const T v = scalar_as<T>(value);
       const T* ps = self.data<T>();
@@ -850,7 +850,7 @@ void kernels::masked_select_out_cpu(const Tensor& self, const Tensor& mask, cons
   DimVector sst = expanded_strides(self, shape.ref()), mst = expanded_strides(mask, shape.ref());
   Walk w = make_walk(shape.ref(), {sst.ref(), mst.ref()});
   into(out, self.scalar_type(), true, [&](const Tensor& o) {
-    dispatch_all(self.scalar_type(), "masked_select", [&](auto tag) {
+    dispatch_dtype(self.scalar_type(), "masked_select", [&](auto tag) {
       using T = decltype(tag);
       const T* ps = self.data<T>();
       const bool* pm = mask.data<bool>();
@@ -885,7 +885,7 @@ void kernels::masked_scatter_out_cpu(const Tensor& self, const Tensor& mask, con
     TL_CHECK(count <= source.numel(), "Number of elements of source < number of ones in mask");
     if (!o.is_same(self)) copy_cast_cpu(o, self);
     Tensor src = contiguous_as(source, source.scalar_type());
-    dispatch_all(self.scalar_type(), "masked_scatter", [&](auto tag) {
+    dispatch_dtype(self.scalar_type(), "masked_scatter", [&](auto tag) {
       using T = decltype(tag);
       const T* ps = src.data<T>();
       T* po = o.data<T>();
@@ -936,7 +936,7 @@ void kernels::index_put_out_cpu(const Tensor& self, ArrayRef<std::optional<Tenso
     if (!o.is_same(self)) copy_cast_cpu(o, self);
     DimVector vst = expanded_strides(values, a.result.ref());
     Walk w = make_walk(a.result.ref(), {a.src_strides.ref(), vst.ref(), a.lin_strides.ref()});
-    dispatch_all(self.scalar_type(), "index_put", [&](auto tag) {
+    dispatch_dtype(self.scalar_type(), "index_put", [&](auto tag) {
       using T = decltype(tag);
       using op_t = opmath_t<T>;
       T* po = a.base.data<T>();

@@ -21,6 +21,7 @@
 #include "core/TensorFactory.h"
 #include "dispatch/Meta.h"
 #include "kernels/Convert.h"
+#include "kernels/cpu/Dispatch.h"
 #include "kernels/ElementwiseIter.h"
 #include "kernels/bernoulli.h"
 #include "kernels/bernoulli_Tensor.h"
@@ -42,37 +43,6 @@ namespace {
 constexpr int64_t kRandomGrain = 4096;  // elements per thread at least: a Philox block costs ~20 multiplies
 
 // ------------------------------------------------------------------ dtypes
-
-template <typename F>
-void dispatch_floating(ScalarType t, const char* op, const F& f) {
-  switch (t) {
-    case ScalarType::Float: return f(float{});
-    case ScalarType::Double: return f(double{});
-    case ScalarType::Half: return f(Half{});
-    case ScalarType::BFloat16: return f(BFloat16{});
-    default: throw_dtype_not_implemented(op, t);
-  }
-}
-
-template <typename F>
-void dispatch_all(ScalarType t, const char* op, const F& f) {
-  switch (t) {
-    case ScalarType::Bool: return f(bool{});
-    case ScalarType::UInt8: return f(uint8_t{});
-    case ScalarType::Int8: return f(int8_t{});
-    case ScalarType::Int16: return f(int16_t{});
-    case ScalarType::Int32: return f(int32_t{});
-    case ScalarType::Int64: return f(int64_t{});
-    case ScalarType::Float:
-    case ScalarType::Double:
-    case ScalarType::Half:
-    case ScalarType::BFloat16: return dispatch_floating(t, op, f);
-    default: throw_dtype_not_implemented(op, t);
-  }
-}
-
-template <typename T>
-constexpr bool kIsFloating = std::is_floating_point_v<T> || std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
 
 // Significand bits (with the implicit one) of a floating type.
 template <typename T>
@@ -267,7 +237,7 @@ template <typename T>
 bool in_range(int64_t v) {
   if constexpr (std::is_same_v<T, bool>) {
     return v == 0 || v == 1;
-  } else if constexpr (kIsFloating<T>) {
+  } else if constexpr (is_floating_v<T>) {
     return static_cast<double>(v) >= -max_value<T>() && static_cast<double>(v) <= max_value<T>();
   } else {
     return v >= static_cast<int64_t>(std::numeric_limits<T>::min()) &&
@@ -279,14 +249,14 @@ bool in_range(int64_t v) {
 // last integer from which all smaller ones are exact).
 template <typename T>
 int64_t random_max() {
-  if constexpr (kIsFloating<T>) return int64_t(1) << digits<T>();
+  if constexpr (is_floating_v<T>) return int64_t(1) << digits<T>();
   else if constexpr (std::is_same_v<T, bool>) return 1;
   else return static_cast<int64_t>(std::numeric_limits<T>::max());
 }
 
 void random_from_to(const Tensor& out, int64_t from, std::optional<int64_t> to,
                     const std::optional<Generator>& generator) {
-  dispatch_all(out.scalar_type(), "random_", [&](auto tag) {
+  dispatch_dtype(out.scalar_type(), "random_", [&](auto tag) {
     using T = decltype(tag);
     uint64_t range;
     if (to.has_value()) {
@@ -309,7 +279,7 @@ void random_from_to(const Tensor& out, int64_t from, std::optional<int64_t> to,
 
 // out[i] = u_i < p_i, with u_i uniform in [0, 1) from 53 bits; p per element (float64, out's shape) or one.
 void bernoulli_impl(const Tensor& out, const std::optional<Generator>& generator, const double* probs, double p) {
-  dispatch_all(out.scalar_type(), "bernoulli_", [&](auto tag) {
+  dispatch_dtype(out.scalar_type(), "bernoulli_", [&](auto tag) {
     using T = decltype(tag);
     const PhiloxRange r = generator_for(generator, out.device()).take(blocks_for(out.numel(), 2));
     fill_rowmajor<T>(out, [&](T* data, int64_t begin, int64_t end) {
@@ -388,7 +358,7 @@ void kernels::random_to_out_cpu(const Tensor& self, int64_t to, const std::optio
 }
 
 void kernels::random_out_cpu(const Tensor& self, const std::optional<Generator>& generator, const Tensor& out) {
-  dispatch_all(out.scalar_type(), "random_", [&](auto tag) {
+  dispatch_dtype(out.scalar_type(), "random_", [&](auto tag) {
     using T = decltype(tag);
     random_fill<T>(out, generator, 0, static_cast<uint64_t>(random_max<T>()) + 1);
   });
@@ -434,9 +404,9 @@ void kernels::randperm_out_cpu(int64_t n, const std::optional<Generator>& genera
   TL_CHECK(t != ScalarType::Float || n <= (int64_t(1) << 24) + 1, "n cannot be greater than 2^24+1 for Float type.");
   TL_CHECK(t != ScalarType::Double || n <= (int64_t(1) << 53) + 1,
            "n cannot be greater than 2^53+1 for Double type.");
-  dispatch_all(t, "randperm", [&](auto tag) {
+  dispatch_dtype(t, "randperm", [&](auto tag) {
     using T = decltype(tag);
-    if constexpr (!kIsFloating<T> && !std::is_same_v<T, bool>) {
+    if constexpr (!is_floating_v<T> && !std::is_same_v<T, bool>) {
       TL_CHECK(n == 0 || n - 1 <= static_cast<int64_t>(std::numeric_limits<T>::max()),
                "value cannot be converted to type ", fixed_width_name<T>(), " without overflow");
     }

@@ -16,6 +16,7 @@
 #include "kernels/Convert.h"
 #include "kernels/ElementwiseIter.h"
 #include "kernels/RangeFactories.h"
+#include "kernels/cpu/Dispatch.h"
 #include "kernels/arange.h"
 #include "kernels/arange_start_step.h"
 #include "kernels/linspace.h"
@@ -24,25 +25,6 @@
 namespace torchlite {
 
 namespace {
-
-template <typename T>
-constexpr bool kFloating = std::is_floating_point_v<T> || std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
-
-template <typename F>
-void dispatch_numeric(ScalarType t, const char* op, const F& f) {
-  switch (t) {
-    case ScalarType::UInt8: return f(uint8_t{});
-    case ScalarType::Int8: return f(int8_t{});
-    case ScalarType::Int16: return f(int16_t{});
-    case ScalarType::Int32: return f(int32_t{});
-    case ScalarType::Int64: return f(int64_t{});
-    case ScalarType::Float: return f(float{});
-    case ScalarType::Double: return f(double{});
-    case ScalarType::Half: return f(Half{});
-    case ScalarType::BFloat16: return f(BFloat16{});
-    default: throw_dtype_not_implemented(op, t);
-  }
-}
 
 // Fills out (any layout) with value(i) for i in [0, numel).
 template <typename T, typename F>
@@ -57,7 +39,7 @@ void fill_indexed(const Tensor& out, const F& value) {
 
 template <typename T>
 T checked_bound(const char* op, const Scalar& s, ScalarType dtype) {
-  if constexpr (!kFloating<T>) {
+  if constexpr (!is_floating_v<T>) {
     double v = s.to_double();
     TL_CHECK(v >= static_cast<double>(std::numeric_limits<T>::lowest()) &&
                  v <= static_cast<double>(std::numeric_limits<T>::max()),
@@ -74,15 +56,15 @@ T checked_bound(const char* op, const Scalar& s, ScalarType dtype) {
 void kernels::arange_start_step_out_cpu(const Scalar& start, const Scalar& end, const Scalar& step,
                                         std::optional<ScalarType> dtype, std::optional<Device> device,
                                         const Tensor& out) {
-  dispatch_numeric(out.scalar_type(), "arange_cpu", [&](auto tag) {
+  dispatch_dtype(out.scalar_type(), "arange_cpu", [&](auto tag) {
     using T = decltype(tag);
-    using acc_t = std::conditional_t<!kFloating<T>, int64_t,
+    using acc_t = std::conditional_t<!is_floating_v<T>, int64_t,
                                      std::conditional_t<std::is_same_v<T, double> || std::is_same_v<T, float>,
                                                         double, float>>;
-    const acc_t s = kFloating<T> ? static_cast<acc_t>(start.to_double()) : static_cast<acc_t>(start.to_long());
-    const acc_t d = kFloating<T> ? static_cast<acc_t>(step.to_double()) : static_cast<acc_t>(step.to_long());
+    const acc_t s = is_floating_v<T> ? static_cast<acc_t>(start.to_double()) : static_cast<acc_t>(start.to_long());
+    const acc_t d = is_floating_v<T> ? static_cast<acc_t>(step.to_double()) : static_cast<acc_t>(step.to_long());
     fill_indexed<T>(out, [=](int64_t i) { return convert<T>(static_cast<acc_t>(s + d * static_cast<acc_t>(i))); });
-  });
+  }, /*with_bool=*/false);
 }
 
 void kernels::arange_out_cpu(const Scalar& end, std::optional<ScalarType> dtype, std::optional<Device> device,
@@ -92,9 +74,9 @@ void kernels::arange_out_cpu(const Scalar& end, std::optional<ScalarType> dtype,
 
 void kernels::linspace_out_cpu(const Scalar& start, const Scalar& end, int64_t steps,
                                std::optional<ScalarType> dtype, std::optional<Device> device, const Tensor& out) {
-  dispatch_numeric(out.scalar_type(), "linspace_cpu", [&](auto tag) {
+  dispatch_dtype(out.scalar_type(), "linspace_cpu", [&](auto tag) {
     using T = decltype(tag);
-    using step_t = std::conditional_t<kFloating<T>, T, double>;
+    using step_t = std::conditional_t<is_floating_v<T>, T, double>;
     const T s = checked_bound<T>("linspace", start, out.scalar_type());
     const T e = checked_bound<T>("linspace", end, out.scalar_type());
     auto C = [](auto v) { return convert<step_t>(v); };
@@ -108,14 +90,14 @@ void kernels::linspace_out_cpu(const Scalar& start, const Scalar& end, int64_t s
       if (i < half) return convert<T>(C(C(s) + C(d * C(i))));
       return convert<T>(C(C(e) - C(d * C(steps - i - 1))));
     });
-  });
+  }, /*with_bool=*/false);
 }
 
 void kernels::logspace_out_cpu(const Scalar& start, const Scalar& end, int64_t steps, double base,
                                std::optional<ScalarType> dtype, std::optional<Device> device, const Tensor& out) {
-  dispatch_numeric(out.scalar_type(), "logspace_cpu", [&](auto tag) {
+  dispatch_dtype(out.scalar_type(), "logspace_cpu", [&](auto tag) {
     using T = decltype(tag);
-    using step_t = std::conditional_t<kFloating<T>, T, double>;
+    using step_t = std::conditional_t<is_floating_v<T>, T, double>;
     auto C = [](auto v) { return convert<step_t>(v); };
     const step_t s = C(start.to_double()), e = C(end.to_double());
     if (steps == 1) {
@@ -128,7 +110,7 @@ void kernels::logspace_out_cpu(const Scalar& start, const Scalar& end, int64_t s
       step_t x = i < half ? C(s + C(d * C(i))) : C(e - C(d * C(steps - i - 1)));
       return convert<T>(std::pow(base, static_cast<double>(x)));
     });
-  });
+  }, /*with_bool=*/false);
 }
 
 }  // namespace torchlite

@@ -71,7 +71,7 @@ TensorMeta make_meta(const Tensor& self, uint64_t mask, bool keepdim, ScalarType
 
 template <typename T>
 void prod_rows(const Rows& r, const Tensor& result) {
-  using acc_t = std::conditional_t<reduce::is_floating_v<T>, double, int64_t>;
+  using acc_t = std::conditional_t<is_floating_v<T>, double, int64_t>;
   const T* in = r.in.data<T>();
   T* out = result.data<T>();
   reduce::for_each_row(r.nout, r.row, [&](int64_t o) {
@@ -91,7 +91,7 @@ void prod_rows(const Rows& r, const Tensor& result) {
 void prod_impl(const Tensor& self, uint64_t mask, ScalarType t, const Tensor& out) {
   Rows r = reduce::rows(self, mask, t);
   Tensor result = reduce::target_for(out, t);
-  reduce::dispatch(t, "prod", [&](auto tag) { prod_rows<decltype(tag)>(r, result); });
+  dispatch_dtype(t, "prod", [&](auto tag) { prod_rows<decltype(tag)>(r, result); });
   reduce::finish(out, result);
 }
 
@@ -146,7 +146,7 @@ void extreme_impl(const char* op, const Tensor& self, uint64_t mask, const Tenso
   ScalarType t = self.scalar_type();
   Rows r = reduce::rows(self, mask, t);
   Tensor result = reduce::target_for(out, t);
-  reduce::dispatch(t, op, [&](auto tag) {
+  dispatch_dtype(t, op, [&](auto tag) {
     using T = decltype(tag);
     const T* in = r.in.data<T>();
     T* o = result.data<T>();
@@ -165,7 +165,7 @@ void arg_extreme_impl(const char* op, const Tensor& self, uint64_t mask, const T
   Rows r = reduce::rows(self, mask, t);
   Tensor v = values.defined() ? reduce::target_for(values, t) : Tensor();
   Tensor idx = reduce::target_for(indices, ScalarType::Int64);
-  reduce::dispatch(t, op, [&](auto tag) {
+  dispatch_dtype(t, op, [&](auto tag) {
     using T = decltype(tag);
     const T* in = r.in.data<T>();
     T* vo = v.defined() ? v.data<T>() : nullptr;
@@ -228,7 +228,7 @@ void logical_impl(const char* op, const Tensor& self, uint64_t mask, const Tenso
   ScalarType t = self.scalar_type();
   Rows r = reduce::rows(self, mask, t);
   Tensor result = reduce::target_for(out, ScalarType::Bool);
-  reduce::dispatch(t, op, [&](auto tag) {
+  dispatch_dtype(t, op, [&](auto tag) {
     using T = decltype(tag);
     const T* in = r.in.data<T>();
     bool* o = result.data<bool>();
@@ -271,7 +271,7 @@ void var_mean_impl(const Tensor& self, std::optional<IntArrayRef> dim, const std
   Rows r = reduce::rows(self, mask, t);
   Tensor v = reduce::target_for(var_out, t);
   Tensor m = mean_out.defined() ? reduce::target_for(mean_out, t) : Tensor();
-  reduce::dispatch_floating(t, take_sqrt ? "std" : "var", [&](auto tag) {
+  dispatch_floating(t, take_sqrt ? "std" : "var", [&](auto tag) {
     using T = decltype(tag);
     const T* in = r.in.data<T>();
     T* vo = v.data<T>();
@@ -375,7 +375,7 @@ void kernels::aminmax_out_cpu(const Tensor& self, std::optional<int64_t> dim, bo
   ScalarType t = self.scalar_type();
   Rows r = reduce::rows(self, mask, t);
   Tensor lo = reduce::target_for(min, t), hi = reduce::target_for(max, t);
-  reduce::dispatch(t, "aminmax", [&](auto tag) {
+  dispatch_dtype(t, "aminmax", [&](auto tag) {
     using T = decltype(tag);
     using op_t = opmath_t<T>;
     using P = std::pair<op_t, op_t>;
@@ -499,7 +499,7 @@ void kernels::norm_out_cpu(const Tensor& self, const std::optional<Scalar>& p, s
   ScalarType t = dtype.value_or(self.scalar_type());
   Rows r = reduce::rows(self, mask, t);
   Tensor result = reduce::target_for(out, t);
-  reduce::dispatch_floating(t, "norm", [&](auto tag) {
+  dispatch_floating(t, "norm", [&](auto tag) {
     using T = decltype(tag);
     const T* in = r.in.data<T>();
     T* o = result.data<T>();

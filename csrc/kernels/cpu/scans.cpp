@@ -21,7 +21,7 @@ void scan_rows(const char* op, const Tensor& self, int64_t dim, ScalarType t, co
   uint64_t mask = uint64_t(1) << wrap_dim(dim, self.dim());
   Rows r = reduce::rows(self, mask, t);
   Tensor result = empty_tensor(r.in.sizes(), t, self.device());
-  reduce::dispatch(t, op, [&](auto tag) {
+  dispatch_dtype(t, op, [&](auto tag) {
     using T = decltype(tag);
     const T* in = r.in.data<T>();
     T* o = result.data<T>();
@@ -37,7 +37,7 @@ void cum_extreme(const char* op, const Tensor& self, int64_t dim, const Tensor& 
   Rows r = reduce::rows(self, mask, t);
   Tensor v = empty_tensor(r.in.sizes(), t, self.device());
   Tensor idx = empty_tensor(r.in.sizes(), ScalarType::Int64, self.device());
-  reduce::dispatch(t, op, [&](auto tag) {
+  dispatch_dtype(t, op, [&](auto tag) {
     using T = decltype(tag);
     using op_t = opmath_t<T>;
     const T* in = r.in.data<T>();
@@ -75,44 +75,40 @@ void check_inplace_dtype(const Tensor& self, std::optional<ScalarType> dtype, co
 
 }  // namespace
 
-void kernels::cumsum_out_cpu(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, const Tensor& out) {
-  check_inplace_dtype(self, dtype, out);
-  ScalarType t = kernels::cumsum_compute_dtype(self, dim, dtype);
-  scan_rows("cumsum", self, dim, t, out, [](const auto* x, auto* o, int64_t n) {
+namespace {
+
+// A running accumulation (double for floating dtypes, int64 for integers) from `init` with `combine`.
+template <typename Combine>
+void accumulate_rows(const char* op, const Tensor& self, int64_t dim, ScalarType t, const Tensor& out, int init,
+                     const Combine& combine) {
+  scan_rows(op, self, dim, t, out, [&](const auto* x, auto* o, int64_t n) {
     using T = std::remove_cv_t<std::remove_reference_t<decltype(*x)>>;
-    using acc_t = std::conditional_t<reduce::is_floating_v<T>, double, int64_t>;
-    acc_t acc = 0;
+    using acc_t = std::conditional_t<is_floating_v<T>, double, int64_t>;
+    acc_t acc = init;
     for (int64_t i = 0; i < n; ++i) {
-      acc += static_cast<acc_t>(static_cast<opmath_t<T>>(x[i]));
+      acc = combine(acc, static_cast<acc_t>(static_cast<opmath_t<T>>(x[i])));
       o[i] = convert<T>(acc);
     }
   });
+}
+
+}  // namespace
+
+void kernels::cumsum_out_cpu(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, const Tensor& out) {
+  check_inplace_dtype(self, dtype, out);
+  accumulate_rows("cumsum", self, dim, kernels::cumsum_compute_dtype(self, dim, dtype), out, 0,
+                  [](auto a, auto b) { return a + b; });
 }
 
 void kernels::cumprod_out_cpu(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, const Tensor& out) {
   check_inplace_dtype(self, dtype, out);
-  ScalarType t = kernels::cumprod_compute_dtype(self, dim, dtype);
-  scan_rows("cumprod", self, dim, t, out, [](const auto* x, auto* o, int64_t n) {
-    using T = std::remove_cv_t<std::remove_reference_t<decltype(*x)>>;
-    using acc_t = std::conditional_t<reduce::is_floating_v<T>, double, int64_t>;
-    acc_t acc = 1;
-    for (int64_t i = 0; i < n; ++i) {
-      acc *= static_cast<acc_t>(static_cast<opmath_t<T>>(x[i]));
-      o[i] = convert<T>(acc);
-    }
-  });
+  accumulate_rows("cumprod", self, dim, kernels::cumprod_compute_dtype(self, dim, dtype), out, 1,
+                  [](auto a, auto b) { return a * b; });
 }
 
 std::array<TensorMeta, 2> meta::scan_indices_meta(const Tensor& self, int64_t dim) {
   wrap_dim(dim, self.dim());  // range check
-  TensorMeta v;
-  v.sizes.assign(self.sizes());
-  v.dtype = self.scalar_type();
-  v.device = self.device();
-  v.exact_dtype = true;
-  TensorMeta i = v;
-  i.dtype = ScalarType::Int64;
-  return {v, i};
+  return reduce::values_indices(self, DimVector(self.sizes()));
 }
 
 void kernels::cummax_out_cpu(const Tensor& self, int64_t dim, const Tensor& values, const Tensor& indices) {

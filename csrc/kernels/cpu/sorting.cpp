@@ -85,17 +85,6 @@ int64_t dim_size(const Tensor& self, int64_t dim) {
   return self.dim() == 0 ? 1 : self.size(d);
 }
 
-std::array<TensorMeta, 2> values_indices(const Tensor& self, DimVector sizes) {
-  TensorMeta v;
-  v.sizes = std::move(sizes);
-  v.dtype = self.scalar_type();
-  v.device = self.device();
-  v.exact_dtype = true;
-  TensorMeta i = v;
-  i.dtype = ScalarType::Int64;
-  return {v, i};
-}
-
 DimVector reduced(const Tensor& self, int64_t dim, bool keepdim) {
   int64_t d = wrap_dim(dim, self.dim());
   DimVector sizes;
@@ -117,7 +106,7 @@ void select_rows(const char* op, const Tensor& self, int64_t dim, const Tensor& 
   Rows r = reduce::rows(self, dim_mask(self, dim), t);
   Tensor v = reduce::target_for(values, t);
   Tensor idx = reduce::target_for(indices, ScalarType::Int64);
-  reduce::dispatch(
+  dispatch_dtype(
       t, op,
       [&](auto tag) {
         using T = decltype(tag);
@@ -171,7 +160,7 @@ void sorted_rows(const char* op, const Tensor& self, int64_t dim, int64_t k, boo
   if (r.in.dim() > 0) sizes.push_back(k);
   Tensor v = empty_tensor(sizes.ref(), t, self.device());
   Tensor idx = empty_tensor(sizes.ref(), ScalarType::Int64, self.device());
-  reduce::dispatch(t, op, [&](auto tag) {
+  dispatch_dtype(t, op, [&](auto tag) {
     using T = decltype(tag);
     const T* in = r.in.data<T>();
     T* vo = v.data<T>();
@@ -201,7 +190,7 @@ std::array<TensorMeta, 2> meta::sort_meta(const Tensor& self, int64_t dim, bool 
   wrap_dim(dim, self.dim());
   DimVector sizes;
   sizes.assign(self.sizes());
-  return values_indices(self, std::move(sizes));
+  return reduce::values_indices(self, std::move(sizes));
 }
 
 void kernels::sort_out_cpu(const Tensor& self, int64_t dim, bool descending, const Tensor& values,
@@ -215,7 +204,7 @@ std::array<TensorMeta, 2> meta::topk_meta(const Tensor& self, int64_t k, int64_t
   DimVector sizes;
   sizes.assign(self.sizes());
   if (self.dim() > 0) sizes[static_cast<size_t>(d)] = k;
-  return values_indices(self, std::move(sizes));
+  return reduce::values_indices(self, std::move(sizes));
 }
 
 void kernels::topk_out_cpu(const Tensor& self, int64_t k, int64_t dim, bool largest, bool sorted,
@@ -227,11 +216,11 @@ void kernels::topk_out_cpu(const Tensor& self, int64_t k, int64_t dim, bool larg
 // ------------------------------------------------------------------ kthvalue, median, mode
 
 std::array<TensorMeta, 2> meta::select_meta(const Tensor& self, int64_t dim, bool keepdim) {
-  return values_indices(self, reduced(self, dim, keepdim));
+  return reduce::values_indices(self, reduced(self, dim, keepdim));
 }
 
 std::array<TensorMeta, 2> meta::select_meta(const Tensor& self, int64_t k, int64_t dim, bool keepdim) {
-  return values_indices(self, reduced(self, dim, keepdim));
+  return reduce::values_indices(self, reduced(self, dim, keepdim));
 }
 
 void kernels::kthvalue_out_cpu(const Tensor& self, int64_t k, int64_t dim, bool keepdim, const Tensor& values,
@@ -378,7 +367,7 @@ std::tuple<Tensor, Tensor, Tensor> unique_impl(const Tensor& self, std::optional
                                 self.device());
   std::vector<int64_t> firsts, counts;
   Tensor output;
-  reduce::dispatch(t, "unique", [&](auto tag) {
+  dispatch_dtype(t, "unique", [&](auto tag) {
     using T = decltype(tag);
     const T* x = in.data<T>();
     if (n > 0 && m == 0) {  // slices of no elements are all equal
