@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import jinja2
 
 from . import cpp
+from .autograd import AutogradCtx, autograd_context
 from .expr import tokenize
 from .load import dtype_category, dtype_list, load, load_helpers, named_returns
 from .model import NativeFunction
@@ -81,6 +82,12 @@ class OpCtx:
     # tags: [exact_out_dtype]: out= must have the result's dtype exactly (PyTorch refuses a cast there).
     out_exact: bool = False
     exact_out_dtype: bool = False
+    # autograd: the backward node (differentiable ops), the inputs that decide whether to record,
+    # and every tensor argument (out= refuses to run when one requires grad).
+    ag: AutogradCtx | None = None
+    diff_args: str = ""
+    all_tensor_args: str = ""
+    out_grad_args: str = ""
 
 
 def _promotion_body(nf: NativeFunction) -> list[str]:
@@ -157,7 +164,8 @@ def _tensor_list(names: list[str]) -> str:
     return "{" + ", ".join(f"&{n}" for n in names) + "}"
 
 
-def op_context(nf: NativeFunction, first_default: int = 0) -> OpCtx:
+def op_context(nf: NativeFunction, first_default: int = 0, node_index: int = 0,
+               helpers: set[str] | None = None, op_names: set[str] | None = None) -> OpCtx:
     s = nf.schema
     tensor_args = [a.name for a in s.arguments if a.type.base == "Tensor" and not a.type.is_list]
     has_promotion = nf.promotion is not None
@@ -217,6 +225,12 @@ def op_context(nf: NativeFunction, first_default: int = 0) -> OpCtx:
         view_base=next((a.name for a in s.arguments if a.type.alias), None),
     )
     ctx.checks = [(cond, _cpp_message(f"{s.name}: {msg}")) for cond, msg in nf.checks]
+    all_tensors = [a.name for a in s.arguments if a.type.base == "Tensor"]
+    ctx.all_tensor_args = ", ".join(all_tensors)
+    ctx.out_grad_args = ", ".join(all_tensors + out_names)
+    if nf.differentiable:
+        ctx.ag = autograd_context(nf, node_index, helpers or set(), op_names or set())
+        ctx.diff_args = ", ".join(d.name for d in ctx.ag.inputs)
     ctx.multi, ctx.out_names, ctx.out_params = multi, out_names, out_params
     ctx.out_exact = "exact_out_dtype" in nf.tags
     ctx.out_ret = cpp.return_type(s) if multi else "const Tensor&"
@@ -385,7 +399,15 @@ def generate(yaml_path: str, out_dir: str, with_cuda_sources: bool = True) -> Wr
     firsts = {}
     for schemas in by_name.values():
         firsts.update(cpp.first_defaults(schemas))
-    ops = [op_context(nf, firsts[nf.schema.full_name]) for nf in functions]
+    formula_helpers = set(helpers.get("formula_helpers", {}))
+    op_names = {nf.name for nf in functions}
+    node_index, seen = {}, {}
+    for nf in functions:  # XBackward0, XBackward1, ... over an op name's differentiable overloads
+        if nf.differentiable:
+            node_index[nf.schema.full_name] = seen.get(nf.name, 0)
+            seen[nf.name] = seen.get(nf.name, 0) + 1
+    ops = [op_context(nf, firsts[nf.schema.full_name], node_index.get(nf.schema.full_name, 0), formula_helpers,
+                      op_names) for nf in functions]
     cpu_sources, cuda_sources, py_sources = [], [], []
     groups: dict[str, list[OpCtx]] = {}
     for op in ops:

@@ -21,6 +21,9 @@ from ._random import (  # noqa: E402,F401
     Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state,
 )
 from . import cpu, cuda, return_types, version  # noqa: E402,F401
+from . import autograd  # noqa: E402,F401
+from .autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled,  # noqa: E402,F401
+                                 is_inference_mode_enabled, no_grad, set_grad_enabled)
 from ._C import (  # noqa: E402,F401
     get_num_interop_threads, get_num_threads, set_num_interop_threads, set_num_threads,
 )

@@ -32,6 +32,25 @@ class Tensor(_C.TensorBase):
 
         return unique(self, sorted, return_inverse, return_counts, dim)
 
+    # ------------------------------------------------------------ autograd
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        """Accumulates the gradient of this tensor w.r.t. the graph leaves (or `inputs`) into their .grad."""
+        from .autograd import backward
+
+        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+    def register_hook(self, hook):
+        """hook(grad) -> Tensor or None runs when this tensor's gradient is computed; returns a handle."""
+        return _RemovableHandle(self, _C._register_hook(self, hook))
+
+    def register_post_accumulate_grad_hook(self, hook):
+        """hook(tensor) runs after this leaf's .grad was accumulated; returns a handle."""
+        return _RemovableHandle(self, _C._register_post_accumulate_grad_hook(self, hook))
+
+    def retain_grad(self):
+        """Keeps .grad of this non-leaf tensor after backward (no-op for leaves)."""
+        _C._retain_grad(self)
+
     def __repr__(self):
         from ._tensor_str import tensor_repr
 
@@ -180,3 +199,24 @@ class Tensor(_C.TensorBase):
 
 
 _C._set_tensor_class(Tensor)
+
+
+class _RemovableHandle:
+    """What register_hook returns: remove() unregisters the hook."""
+
+    def __init__(self, tensor, hook_id):
+        import weakref
+
+        self._tensor = weakref.ref(tensor)
+        self.id = hook_id
+
+    def remove(self):
+        t = self._tensor()
+        if t is not None:
+            _C._remove_hook(t, self.id)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()

@@ -17,6 +17,16 @@ ModeState& mode_state();  // thread-local
 inline bool is_grad_enabled() { return mode_state().grad_enabled; }
 inline void set_grad_enabled(bool v) { mode_state().grad_enabled = v; }
 
+// Sets grad mode for a scope (no_grad, enable_grad, the engine's create_graph).
+class GradModeGuard {
+ public:
+  explicit GradModeGuard(bool enabled) : prev_(mode_state().grad_enabled) { mode_state().grad_enabled = enabled; }
+  ~GradModeGuard() { mode_state().grad_enabled = prev_; }
+
+ private:
+  bool prev_;
+};
+
 class BelowAutogradGuard {
  public:
   BelowAutogradGuard() : prev_(mode_state().below_autograd) { mode_state().below_autograd = true; }

@@ -8,7 +8,12 @@ static TensorImpl::PyObjReleaseHook g_pyobj_release_hook = nullptr;
 
 void TensorImpl::set_pyobj_release_hook(PyObjReleaseHook hook) { g_pyobj_release_hook = hook; }
 
-TensorImpl::~TensorImpl() = default;
+std::atomic<int64_t>& TensorImpl::live_counter() {
+  static std::atomic<int64_t> count{0};
+  return count;
+}
+
+TensorImpl::~TensorImpl() { live_counter().fetch_sub(1, std::memory_order_relaxed); }
 
 void TensorImpl::release_last_reference() {
   if (owns_pyobj_ && g_pyobj_release_hook) {

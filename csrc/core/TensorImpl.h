@@ -28,8 +28,12 @@ struct AutogradMetaInterface {
 class TensorImpl final : public intrusive_target {
  public:
   TensorImpl(Storage storage, ScalarType dtype, Device device)
-      : storage_(std::move(storage)), dtype_(dtype), device_(device) {}
+      : storage_(std::move(storage)), dtype_(dtype), device_(device) {
+    live_counter().fetch_add(1, std::memory_order_relaxed);
+  }
   ~TensorImpl() override;
+  // How many TensorImpls exist now (leak tests).
+  static int64_t live_count() { return live_counter().load(std::memory_order_relaxed); }
 
   // geometry
   IntArrayRef sizes() const { return sizes_.ref(); }
@@ -80,6 +84,7 @@ class TensorImpl final : public intrusive_target {
  private:
   void release_last_reference() override;
   void refresh_contiguous();
+  static std::atomic<int64_t>& live_counter();
 
   Storage storage_;
   DimVector sizes_;

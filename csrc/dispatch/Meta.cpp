@@ -202,6 +202,14 @@ void record_view(const Tensor& view, const Tensor& base) {
   v->set_view_base(b->view_base() ? b->view_base() : base.impl_ptr());
 }
 
+void prepare_inplace_for(const OpInfo& op, const Tensor& result, const Tensor& self) {
+  TensorMeta m;
+  m.sizes.assign(result.sizes());
+  m.dtype = result.scalar_type();
+  m.device = result.device();
+  prepare_inplace(op, m, self);
+}
+
 void copy_result(const OpInfo& op, const Tensor& result, const Tensor& target, bool inplace, bool exact_dtype) {
   TensorMeta m;
   m.sizes.assign(result.sizes());

@@ -50,6 +50,8 @@ void prepare_inplace(const OpInfo& op, const TensorMeta& meta, const Tensor& sel
 // Stage 2 for views: the result shares self's storage and version counter, _base is recorded.
 void record_view(const Tensor& view, const Tensor& base);
 
+// prepare_inplace with the meta of an already computed result.
+void prepare_inplace_for(const OpInfo& op, const Tensor& result, const Tensor& self);
 // Stage 2 for composite in-place/out=: checks `target` as prepare_inplace or
 // prepare_out would, then copies `result` into it.
 void copy_result(const OpInfo& op, const Tensor& result, const Tensor& target, bool inplace,

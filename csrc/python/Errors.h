@@ -26,6 +26,14 @@ void set_python_error(const std::exception_ptr& e, const char* op = nullptr);
     return nullptr;                                                 \
   }
 
+// The same for slots returning int (setters): -1 on error.
+#define TL_PY_END_INT                                               \
+  }                                                                 \
+  catch (...) {                                                     \
+    ::torchlite::python::set_python_error(std::current_exception()); \
+    return -1;                                                      \
+  }
+
 // The end of a generated op's entry point: errors name the op.
 #define TL_PY_END_OP(op)                                                 \
   }                                                                      \

@@ -14,6 +14,7 @@
 #include "python/ArgParser.h"
 #include "python/Bindings.h"
 #include "python/Errors.h"
+#include "python/PyAutograd.h"
 #include "python/PyGenerator.h"
 #include "python/PyTensor.h"
 
@@ -183,6 +184,7 @@ PYBIND11_MODULE(_C, m) {
   init_dtypes_and_devices(m.ptr());
   init_tensor_type(m.ptr());
   init_generator(m.ptr());
+  init_autograd(m.ptr());
   ModuleSet modules{
       m.def_submodule("_functions", "ops bound as torchlite.*").ptr(),
       m.def_submodule("_nn", "ops bound as torchlite.nn.functional.*").ptr(),

@@ -4,8 +4,10 @@
 #include <new>
 #include <string>
 
+#include "autograd/AutogradMeta.h"
 #include "core/TensorFactory.h"
 #include "python/ArgParser.h"
+#include "python/PyAutograd.h"
 #include "python/Errors.h"
 #include "python/PyIndexing.h"
 
@@ -153,6 +155,38 @@ static PyObject* get_base(PyObject* self, void*) {
 static PyObject* get_ndim(PyObject* self, void*) { return PyLong_FromLongLong(unwrap(self).dim()); }
 static PyObject* get_is_cuda(PyObject* self, void*) { return PyBool_FromLong(unwrap(self).is_cuda()); }
 static PyObject* get_requires_grad(PyObject* self, void*) { return PyBool_FromLong(unwrap(self).requires_grad()); }
+static int set_requires_grad(PyObject* self, PyObject* value, void*) {
+  TL_PY_BEGIN
+  TL_CHECK_TYPE(value && PyBool_Check(value), "requires_grad must be a bool");
+  autograd::set_requires_grad(unwrap(self), value == Py_True);
+  return 0;
+  TL_PY_END_INT
+}
+static PyObject* get_grad(PyObject* self, void*) {
+  TL_PY_BEGIN
+  return tensor_get_grad(unwrap(self));
+  TL_PY_END
+}
+static int set_grad(PyObject* self, PyObject* value, void*) {
+  TL_PY_BEGIN
+  tensor_set_grad(unwrap(self), value);
+  return 0;
+  TL_PY_END_INT
+}
+static PyObject* get_grad_fn(PyObject* self, void*) {
+  TL_PY_BEGIN
+  return tensor_get_grad_fn(unwrap(self));
+  TL_PY_END
+}
+static PyObject* get_is_leaf(PyObject* self, void*) { return PyBool_FromLong(autograd::is_leaf(unwrap(self))); }
+static PyObject* get_retains_grad(PyObject* self, void*) {
+  auto* m = autograd::get_meta(unwrap(self));
+  return PyBool_FromLong(m && m->grad_fn_ && m->hooks_ && m->hooks_->retains_grad);
+}
+static PyObject* get_output_nr(PyObject* self, void*) {
+  auto* m = autograd::get_meta(unwrap(self));
+  return PyLong_FromLong(m ? m->output_nr_ : 0);
+}
 
 static PyObject* get_array_interface(PyObject* self, void*) {
   TL_PY_BEGIN
@@ -192,7 +226,12 @@ static PyGetSetDef tensor_getset[] = {
     {"_base", get_base, nullptr, "the tensor this one is a view of, or None", nullptr},
     {"ndim", get_ndim, nullptr, "the number of dims", nullptr},
     {"is_cuda", get_is_cuda, nullptr, "whether the tensor is on a CUDA device", nullptr},
-    {"requires_grad", get_requires_grad, nullptr, "whether autograd records ops on this tensor", nullptr},
+    {"requires_grad", get_requires_grad, set_requires_grad, "whether autograd records ops on this tensor", nullptr},
+    {"grad", get_grad, set_grad, "the accumulated gradient (leaves, and tensors that retain_grad())", nullptr},
+    {"grad_fn", get_grad_fn, nullptr, "the backward node that produced this tensor, or None for a leaf", nullptr},
+    {"is_leaf", get_is_leaf, nullptr, "whether the tensor has no grad_fn", nullptr},
+    {"retains_grad", get_retains_grad, nullptr, "whether a non-leaf keeps its .grad (retain_grad())", nullptr},
+    {"output_nr", get_output_nr, nullptr, "which output of its grad_fn this tensor is", nullptr},
     {"__array_interface__", get_array_interface, nullptr, "NumPy's array interface (CPU tensors)", nullptr},
     {nullptr, nullptr, nullptr, nullptr, nullptr},
 };
@@ -259,15 +298,55 @@ static PyObject* m_make_subclass(PyObject*, PyObject* args, PyObject* kwargs) {
   TL_CHECK_TYPE(PyType_Check(cls) && PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(cls), TensorBaseType),
                 "_make_subclass(): cls must be a subclass of torchlite.Tensor");
   TL_CHECK_TYPE(is_tensor(data), "_make_subclass(): data must be a Tensor, not ", Py_TYPE(data)->tp_name);
-  TL_CHECK(!require_grad, "_make_subclass(): requires_grad=True comes with the autograd issue");
-  const Tensor& src = unwrap(data);
-  Tensor alias = make_alias(src, src.sizes(), src.strides(), src.storage_offset());
-  alias.impl()->share_version_counter(*src.impl());
+  Tensor alias = autograd::detach(unwrap(data));
+  if (require_grad) autograd::set_requires_grad(alias, true);
   return alloc_object(reinterpret_cast<PyTypeObject*>(cls), std::move(alias));
   TL_PY_END
 }
 
+static PyObject* m_requires_grad_(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  TL_PY_BEGIN
+  bool value = true;
+  Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+  TL_CHECK_TYPE(nargs + nkw <= 1, "requires_grad_() takes at most one argument (requires_grad)");
+  if (nkw) {
+    TL_CHECK_TYPE(PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(kwnames, 0), "requires_grad") == 0,
+                  "requires_grad_() got an unexpected keyword argument");
+  }
+  if (nargs + nkw == 1) {
+    TL_CHECK_TYPE(PyBool_Check(args[0]), "requires_grad_(): argument 'requires_grad' must be bool, not ",
+                  Py_TYPE(args[0])->tp_name);
+    value = args[0] == Py_True;
+  }
+  autograd::set_requires_grad(unwrap(self), value);
+  Py_INCREF(self);
+  return self;
+  TL_PY_END
+}
+static PyObject* m_detach(PyObject* self, PyObject*) {
+  TL_PY_BEGIN
+  return wrap(autograd::detach(unwrap(self)));
+  TL_PY_END
+}
+static PyObject* m_detach_(PyObject* self, PyObject*) {
+  TL_PY_BEGIN
+  const Tensor& t = unwrap(self);
+  TL_CHECK(!t.is_view(), "Can't detach views in-place. Use detach() instead.");
+  if (auto* m = autograd::get_meta(t)) {
+    m->grad_fn_.reset();
+    m->output_nr_ = 0;
+    m->requires_grad_ = false;
+  }
+  Py_INCREF(self);
+  return self;
+  TL_PY_END
+}
+
 static PyMethodDef tensor_methods[] = {
+    {"requires_grad_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(m_requires_grad_)),
+     METH_FASTCALL | METH_KEYWORDS, "requires_grad_(requires_grad=True): sets requires_grad in place, returns self"},
+    {"detach", m_detach, METH_NOARGS, "A tensor sharing this one's data, without autograd history"},
+    {"detach_", m_detach_, METH_NOARGS, "Detaches this tensor from the graph in place"},
     {"item", m_item, METH_NOARGS, "the value of a one-element tensor as a Python number"},
     {"dim", m_dim, METH_NOARGS, "the number of dims"},
     {"ndimension", m_dim, METH_NOARGS, "the number of dims"},

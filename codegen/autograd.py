@@ -1,0 +1,438 @@
+"""Derivative formulas -> the backward Node of an op (model side).
+
+A formula is parsed into a small expression tree and printed as C++:
+method calls become free functions (`grad.view(s)` -> `view(grad, s)`),
+metadata calls on a tensor (`self.sizes()`) become values saved at forward
+time, `grad`/`grad_<ret>`/`grads[i]` read the incoming gradients, `result`
+(or a return's name) reads a saved output. What a formula reads decides what
+the node saves, and under which condition: a tensor is saved only when an
+input whose formula reads it requires grad.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from .expr import Token, tokenize
+from .model import Argument, NativeFunction, SchemaError, Type
+
+# metadata method -> (C++ member type, how it is read at forward time)
+METADATA = {
+    "sizes": ("std::vector<int64_t>", "{t}.sizes().vec()", "IntArrayRef"),
+    "strides": ("std::vector<int64_t>", "{t}.strides().vec()", "IntArrayRef"),
+    "dim": ("int64_t", "{t}.dim()", None),
+    "numel": ("int64_t", "{t}.numel()", None),
+    "scalar_type": ("ScalarType", "{t}.scalar_type()", None),
+    "device": ("Device", "{t}.device()", None),
+    "is_contiguous": ("bool", "{t}.is_contiguous()", None),
+}
+
+# ------------------------------------------------------------------ parsing
+
+
+class _Parser:
+    """Recursive descent over the formula's tokens (C precedence)."""
+
+    LEVELS = [("||",), ("&&",), ("==", "!="), ("<", "<=", ">", ">="), ("+", "-"), ("*", "/", "%")]
+
+    def __init__(self, text: str):
+        self.toks = tokenize(text)
+        self.i = 0
+
+    def peek(self, k: int = 0) -> Token | None:
+        j = self.i + k
+        return self.toks[j] if j < len(self.toks) else None
+
+    def take(self, text: str | None = None) -> Token:
+        t = self.peek()
+        if t is None or (text is not None and t.text != text):
+            raise ValueError(f"expected '{text}'" + (f" at column {t.pos + 1}" if t else " at the end"))
+        self.i += 1
+        return t
+
+    def parse(self):
+        e = self.binary(0)
+        if self.peek() is not None:
+            raise ValueError(f"unexpected '{self.peek().text}' at column {self.peek().pos + 1}")
+        return e
+
+    def binary(self, level: int):
+        if level == len(self.LEVELS):
+            return self.unary()
+        left = self.binary(level + 1)
+        while self.peek() is not None and self.peek().kind == "op" and self.peek().text in self.LEVELS[level]:
+            op = self.take().text
+            left = ("bin", op, left, self.binary(level + 1))
+        return left
+
+    def unary(self):
+        t = self.peek()
+        if t is not None and t.kind == "op" and t.text in ("-", "!", "+"):
+            self.take()
+            return ("unary", t.text, self.unary())
+        return self.postfix()
+
+    def args(self) -> list:
+        self.take("(")
+        out = []
+        if self.peek() is not None and self.peek().text == ")":
+            self.take()
+            return out
+        while True:
+            out.append(self.binary(0))
+            if self.take().text == ")":
+                return out
+
+    def postfix(self):
+        e = self.primary()
+        while self.peek() is not None:
+            t = self.peek()
+            if t.text == ".":
+                self.take()
+                name = self.take().text
+                e = ("method", e, name, self.args())
+            elif t.text == "[":
+                self.take()
+                idx = self.binary(0)
+                self.take("]")
+                e = ("index", e, idx)
+            else:
+                break
+        return e
+
+    def primary(self):
+        t = self.take()
+        if t.kind == "number":
+            return ("num", t.text)
+        if t.kind == "string":
+            return ("str", t.text)
+        if t.kind == "call":
+            return ("call", t.text, self.args())
+        if t.kind in ("ident", "method"):
+            return ("name", t.text)
+        if t.text == "(":
+            e = self.binary(0)
+            self.take(")")
+            return ("paren", e)
+        if t.text == "[":
+            items = []
+            while self.peek() is not None and self.peek().text != "]":
+                items.append(self.binary(0))
+                if self.peek() is not None and self.peek().text == ",":
+                    self.take()
+            self.take("]")
+            return ("list", items)
+        raise ValueError(f"unexpected '{t.text}' at column {t.pos + 1}")
+
+
+def parse_formula(text: str):
+    return _Parser(text).parse()
+
+
+# ------------------------------------------------------------------ the node model
+
+
+@dataclass
+class SavedMember:
+    """One value the node keeps: a tensor (SavedVariable), a list of them, a value, or metadata."""
+    member: str  # C++ member name
+    decl: str  # C++ member type
+    save: list[str]  # statements run at forward time (node is `node`)
+    condition: str | None  # C++ condition for saving tensors (None: always)
+    local: str  # C++ statement declaring the local the formula reads, in apply()
+    python_name: str  # grad_fn._saved_<python_name>
+    when: str = "input"  # "input" (saved before the kernel runs) or "output" (after)
+    is_tensor: bool = False
+    release: str | None = None  # statement freeing it
+
+
+
+@dataclass
+class FormulaCtx:
+    inputs: list[str]  # the op inputs it computes
+    cpp: str  # the C++ expression
+    locals: list[str]  # local declarations it needs (from SavedMember.local)
+    text: str  # the formula as written
+    joint: bool = False
+    is_list: bool = False  # returns std::vector<Tensor> (a Tensor[] input)
+
+
+@dataclass
+class DiffInput:
+    name: str
+    kind: str  # tensor, optional, list
+    index: int  # position among the differentiable inputs
+
+
+@dataclass
+class AutogradCtx:
+    node: str  # MulBackward0
+    inputs: list[DiffInput]
+    members: list[SavedMember]
+    formulas: list[FormulaCtx]
+    outputs: list[str]  # C++ names of the forward outputs
+    diff_outputs: list[int]  # indices of outputs that get history
+    uses_grads: bool
+    zero_fill: bool  # several differentiable outputs: undefined gradients become zeros
+    helpers_used: bool
+    ops_used: list[str]
+    # An op with an in-place variant whose formulas read `self`: the C++ condition under which the
+    # original self is saved (the in-place variant clones it first), else "".
+    self_condition: str
+    index_of: dict[str, int] = field(default_factory=dict)  # differentiable input -> its index
+
+
+def node_name(nf: NativeFunction, index: int) -> str:
+    """PyTorch's naming: mul -> MulBackward0, softsign_bar -> SoftsignBarBackward0 (index: overload order)."""
+    base = "".join(p[:1].upper() + p[1:] for p in nf.name.strip("_").split("_") if p)
+    return f"{base}Backward{index}"
+
+
+_SIMPLE = {"int": "int64_t", "float": "double", "bool": "bool", "Scalar": "Scalar", "ScalarType": "ScalarType",
+           "Device": "Device", "str": "std::string"}
+
+
+def _value_member(a: Argument) -> tuple[str, list[str], str]:
+    """(member type, save statements, local declaration) for a non-tensor argument."""
+    t, n = a.type, a.name
+    m = f"{n}_"
+    if t.is_list:
+        elem = {"int": "int64_t", "float": "double"}.get(t.base)
+        if elem is None:
+            raise ValueError(f"formulas cannot read a {t} argument ('{n}')")
+        view = "IntArrayRef" if t.base == "int" else "ArrayRef<double>"
+        if t.optional:
+            return (f"std::optional<std::vector<{elem}>>",
+                    [f"if ({n}.has_value()) node->{m} = {n}->vec();"],
+                    f"std::optional<{view}> {n} = {m}.has_value() ? std::optional<{view}>(*{m}) : std::nullopt;")
+        return f"std::vector<{elem}>", [f"node->{m} = {n}.vec();"], f"{view} {n} = {m};"
+    if t.base == "Generator":
+        raise ValueError(f"formulas cannot read the generator '{n}'")
+    base = _SIMPLE[t.base]
+    if t.base == "str":
+        if t.optional:
+            return ("std::optional<std::string>", [f"if ({n}.has_value()) node->{m} = std::string(*{n});"],
+                    f"std::optional<std::string_view> {n} = {m};")
+        return "std::string", [f"node->{m} = std::string({n});"], f"std::string_view {n} = {m};"
+    decl = f"std::optional<{base}>" if t.optional else base
+    return decl, [f"node->{m} = {n};"], f"const {decl}& {n} = {m};"
+
+
+class _Emitter:
+    """Prints one formula's tree as C++, recording what it reads."""
+
+    def __init__(self, nf: NativeFunction, helpers: set[str], op_names: set[str]):
+        self.nf = nf
+        s = nf.schema
+        self.args = {a.name: a for a in s.arguments}
+        self.rets = [r.name for r in s.returns]
+        self.multi = len(s.returns) > 1
+        self.helpers, self.op_names = helpers, op_names
+        self.reads: set[str] = set()  # arg names / output indices ("out:i") / metadata ("meta:x:f")
+        self.uses_grads = False
+        self.uses_helpers = False
+        self.ops: set[str] = set()
+
+    def output_index(self, name: str) -> int | None:
+        if name == "result" and not self.multi:
+            return 0
+        m = re.fullmatch(r"result(\d+)", name)
+        if m and int(m.group(1)) < len(self.rets):
+            return int(m.group(1))
+        if name in self.rets and name not in self.args:
+            return self.rets.index(name)
+        return None
+
+    def fn(self, name: str) -> str:
+        if name in self.helpers and name not in self.op_names:
+            self.uses_helpers = True
+        elif name in self.op_names:
+            self.ops.add(name)
+        else:
+            self.uses_helpers = True
+        return name
+
+    def emit(self, e) -> str:
+        k = e[0]
+        if k == "num":
+            return e[1]
+        if k == "str":
+            return e[1]
+        if k == "paren":
+            return f"({self.emit(e[1])})"
+        if k == "list":
+            if not e[1]:
+                return "IntArrayRef{}"
+            return "std::vector<int64_t>{" + ", ".join(self.emit(x) for x in e[1]) + "}"
+        if k == "unary":
+            return f"{e[1]}{self.emit(e[2])}"
+        if k == "bin":
+            return f"{self.emit(e[2])} {e[1]} {self.emit(e[3])}"
+        if k == "index":
+            return f"{self.emit(e[1])}[{self.emit(e[2])}]"
+        if k == "call":
+            return f"{self.fn(e[1])}({', '.join(self.emit(a) for a in e[2])})"
+        if k == "method":
+            recv, name, args = e[1], e[2], e[3]
+            if name in METADATA and recv[0] == "name" and not args:
+                owner = recv[1]
+                if owner in self.args and self.args[owner].type.is_tensor:
+                    self.reads.add(f"meta:{owner}:{name}")
+                    return f"{owner}_{name}"
+                if self.output_index(owner) is not None:
+                    self.reads.add(f"meta:{owner}:{name}")
+                    return f"{owner}_{name}"
+            return f"{self.fn(name)}({', '.join([self.emit(recv)] + [self.emit(a) for a in args])})"
+        if k == "name":
+            n = e[1]
+            if n in ("true", "false"):
+                return n
+            if n == "grad":
+                self.uses_grads = True
+                return "grads[0]"
+            if n == "grads":
+                self.uses_grads = True
+                return "grads"
+            if n.startswith("grad_") and n[5:] in self.rets:
+                self.uses_grads = True
+                return f"grads[{self.rets.index(n[5:])}]"
+            if n == "grad_input_mask":
+                return n
+            if n in self.args:
+                self.reads.add(n)
+                return n
+            i = self.output_index(n)
+            if i is not None:
+                self.reads.add(f"out:{i}")
+                return f"result{i}"
+            raise ValueError(f"unknown name '{n}'")
+        raise AssertionError(k)
+
+
+def autograd_context(nf: NativeFunction, index: int, helpers: set[str], op_names: set[str]) -> AutogradCtx:
+    s = nf.schema
+    args = {a.name: a for a in s.arguments}
+    diff_inputs: list[DiffInput] = []
+    for a in s.arguments:
+        if a.type.base != "Tensor" or a.name in nf.nondiff:
+            continue
+        kind = "list" if a.type.is_list else "optional" if a.type.optional else "tensor"
+        diff_inputs.append(DiffInput(a.name, kind, len(diff_inputs)))
+    by_name = {d.name: d for d in diff_inputs}
+
+    formulas: list[FormulaCtx] = []
+    reads_by_formula: list[tuple[list[str], set[str]]] = []
+    uses_grads = uses_helpers = False
+    ops: set[str] = set()
+    for dv in nf.derivatives:
+        inputs = [n for n in dv.inputs if n not in nf.nondiff]
+        if not inputs:
+            continue
+        em = _Emitter(nf, helpers, op_names)
+        try:
+            cpp = em.emit(parse_formula(dv.formula))
+        except ValueError as e:
+            raise SchemaError(f"derivative formula for '{', '.join(dv.inputs)}': {e}", dv.line, s.full_name) from None
+        uses_grads |= em.uses_grads
+        uses_helpers |= em.uses_helpers
+        ops |= em.ops
+        formulas.append(FormulaCtx(inputs, cpp, [], dv.formula, joint=len(dv.inputs) > 1,
+                                   is_list=len(inputs) == 1 and by_name[inputs[0]].kind == "list"))
+        reads_by_formula.append((inputs, em.reads))
+
+    def condition(name_read: str) -> str:
+        users = sorted({i for inputs, reads in reads_by_formula if name_read in reads for i in inputs},
+                       key=lambda n: by_name[n].index)
+        return " || ".join(f"node->needs({by_name[u].index})" for u in users) or "false"
+
+    members: list[SavedMember] = []
+    all_reads = set().union(*(r for _, r in reads_by_formula)) if reads_by_formula else set()
+    for a in s.arguments:
+        if a.name not in all_reads:
+            continue
+        n, t = a.name, a.type
+        if t.base == "Tensor":
+            cond = condition(n)
+            if t.elem_optional:
+                members.append(SavedMember(
+                    f"{n}_", "std::vector<autograd::SavedVariable>",
+                    [f"for (const auto& t : {n}) node->{n}_.emplace_back(t.has_value() ? *t : Tensor(), false);"],
+                    cond, f"std::vector<std::optional<Tensor>> {n} = autograd::unpack_optional_list({n}_);",
+                    n, is_tensor=True, release=f"{n}_.clear();"))
+            elif t.is_list:
+                members.append(SavedMember(
+                    f"{n}_", "std::vector<autograd::SavedVariable>",
+                    [f"for (const Tensor& t : {n}) node->{n}_.emplace_back(t, false);"],
+                    cond, f"std::vector<Tensor> {n} = autograd::unpack_list({n}_);",
+                    n, is_tensor=True, release=f"{n}_.clear();"))
+            elif t.optional:
+                members.append(SavedMember(
+                    f"{n}_", "autograd::SavedVariable",
+                    [f"if ({n}.has_value()) node->{n}_ = autograd::SavedVariable(*{n}, false);"], cond,
+                    f"std::optional<Tensor> {n} = autograd::unpack_optional({n}_);", n, is_tensor=True,
+                    release=f"{n}_.reset();"))
+            else:
+                members.append(SavedMember(
+                    f"{n}_", "autograd::SavedVariable", [f"node->{n}_ = autograd::SavedVariable({n}, false);"],
+                    cond, f"Tensor {n} = {n}_.unpack();", n, is_tensor=True, release=f"{n}_.reset();"))
+        else:
+            try:
+                decl, save, local = _value_member(a)
+            except ValueError as e:
+                raise SchemaError(str(e), nf.lines.get("derivatives", nf.line), s.full_name) from None
+            members.append(SavedMember(f"{n}_", decl, save, None, local, n))
+    for r in sorted(x for x in all_reads if x.startswith("out:")):
+        i = int(r[4:])
+        members.append(SavedMember(
+            f"result{i}_", "autograd::SavedVariable",
+            [f"node->result{i}_ = autograd::SavedVariable(out{i}, /*is_output=*/{'false' if i in _nondiff_output_indices(nf) else 'true'});"],
+            condition(r), f"Tensor result{i} = result{i}_.unpack(shared_from_this());",
+            f"result{i}" if len(s.returns) > 1 else "result", when="output", is_tensor=True,
+            release=f"result{i}_.reset();"))
+    for r in sorted(x for x in all_reads if x.startswith("meta:")):
+        _, owner, meth = r.split(":")
+        decl, read, view = METADATA[meth]
+        member = f"{owner}_{meth}"
+        i = _Emitter(nf, helpers, op_names).output_index(owner)
+        src = owner if i is None else f"out{i}"
+        local = f"{view} {member} = {member}_;" if view else f"const {decl}& {member} = {member}_;"
+        members.append(SavedMember(f"{member}_", decl, [f"node->{member}_ = {read.format(t=src)};"], None, local,
+                                   member, when="input" if i is None else "output"))
+
+    # Which locals each formula needs.
+    local_of = {}
+    for m in members:
+        key = m.python_name
+        local_of[key] = m.local
+    for f, (inputs, reads) in zip(formulas, reads_by_formula):
+        for r in sorted(reads):
+            if r.startswith("out:"):
+                key = "result" if len(s.returns) == 1 else f"result{r[4:]}"
+            elif r.startswith("meta:"):
+                _, owner, meth = r.split(":")
+                key = f"{owner}_{meth}"
+            else:
+                key = r
+            f.locals.append(local_of[key])
+
+    nondiff_out = _nondiff_output_indices(nf)
+    diff_outputs = [i for i in range(len(s.returns)) if i not in nondiff_out]
+    self_condition = ""
+    self_member = next((m for m in members if m.member == "self_" and m.is_tensor), None)
+    if "inplace" in nf.variants and self_member is not None:
+        # The in-place variant saves a copy of self made before the op: which inputs need it
+        # is known from their requires_grad before the node exists.
+        users = sorted({i for inputs, reads in reads_by_formula if "self" in reads for i in inputs},
+                       key=lambda n: by_name[n].index)
+        self_condition = "(" + " || ".join(f"autograd::requires_grad_of({u})" for u in users) + ")"
+        self_member.save = [x.replace("SavedVariable(self,", "SavedVariable(self_value,") for x in self_member.save]
+    return AutogradCtx(
+        node=node_name(nf, index), inputs=diff_inputs, members=members, formulas=formulas,
+        outputs=[f"out{i}" for i in range(len(s.returns))], diff_outputs=diff_outputs, uses_grads=uses_grads,
+        zero_fill=len(diff_outputs) > 1, helpers_used=uses_helpers, ops_used=sorted(ops),
+        self_condition=self_condition, index_of={d.name: d.index for d in diff_inputs})
+
+
+def _nondiff_output_indices(nf: NativeFunction) -> set[int]:
+    names = [r.name for r in nf.schema.returns]
+    return {names.index(n) for n in nf.nondiff_outputs if n in names}

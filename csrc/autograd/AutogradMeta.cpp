@@ -1,0 +1,102 @@
+#include "autograd/AutogradMeta.h"
+
+#include <atomic>
+
+#include "autograd/Functions.h"
+#include "core/TensorFactory.h"
+
+namespace torchlite::autograd {
+
+namespace {
+std::atomic<int64_t> g_live_metas{0};
+}
+
+AutogradMeta::AutogradMeta(TensorImpl*) { g_live_metas.fetch_add(1, std::memory_order_relaxed); }
+
+AutogradMeta::~AutogradMeta() {
+  if (hooks_) hooks_->owner = nullptr;
+  g_live_metas.fetch_sub(1, std::memory_order_relaxed);
+}
+
+int64_t live_meta_count() { return g_live_metas.load(std::memory_order_relaxed); }
+
+AutogradMeta& materialize_meta(const Tensor& t) {
+  TL_CHECK(t.defined(), "autograd: undefined tensor");
+  if (AutogradMeta* m = get_meta(t)) return *m;
+  auto m = std::make_unique<AutogradMeta>(t.impl());
+  AutogradMeta* raw = m.get();
+  t.impl()->set_autograd_meta(std::move(m));
+  return *raw;
+}
+
+void set_requires_grad(const Tensor& t, bool requires_grad) {
+  AutogradMeta* m = get_meta(t);
+  if (m && m->grad_fn_) {
+    TL_CHECK(requires_grad,
+             "you can only change requires_grad flags of leaf variables. If you want to use a computed variable in "
+             "a subgraph that doesn't require differentiation use var_no_grad = var.detach().");
+    return;
+  }
+  if (requires_grad) {
+    TL_CHECK(is_floating_type(t.scalar_type()),
+             "only Tensors of floating point and complex dtype can require gradients");
+    materialize_meta(t).requires_grad_ = true;
+  } else if (m) {
+    m->requires_grad_ = false;
+  }
+}
+
+std::shared_ptr<Node> grad_accumulator(const Tensor& t) {
+  AutogradMeta& m = materialize_meta(t);
+  std::lock_guard<std::mutex> lock(m.mutex_);
+  if (auto acc = m.grad_accumulator_.lock()) return acc;
+  auto acc = std::make_shared<AccumulateGrad>(t);
+  m.grad_accumulator_ = acc;
+  return acc;
+}
+
+Edge gradient_edge(const Tensor& t) {
+  AutogradMeta* m = get_meta(t);
+  if (!m) return {};
+  if (m->grad_fn_) return {m->grad_fn_, m->output_nr_};
+  if (m->requires_grad_) return {grad_accumulator(t), 0};
+  return {};
+}
+
+void set_history(const Tensor& t, const std::shared_ptr<Node>& node, uint32_t output_nr) {
+  if (!t.defined() || !is_floating_type(t.scalar_type())) return;
+  AutogradMeta& m = materialize_meta(t);
+  m.grad_fn_ = node;
+  m.output_nr_ = output_nr;
+  if (m.hooks_) node->add_tensor_hooks(output_nr, m.hooks_);
+}
+
+void rebase_history(const Tensor& t, const std::shared_ptr<Node>& node) {
+  AutogradMeta& m = materialize_meta(t);
+  m.grad_fn_ = node;
+  m.output_nr_ = 0;
+  // Hooks registered on the old value stay with the old node, as in PyTorch.
+  m.hooks_.reset();
+}
+
+Tensor detach(const Tensor& t) {
+  Tensor alias = make_alias(t, t.sizes(), t.strides(), t.storage_offset());
+  alias.impl()->share_version_counter(*t.impl());
+  return alias;
+}
+
+std::shared_ptr<TensorHookList> tensor_hooks(const Tensor& t) {
+  AutogradMeta& m = materialize_meta(t);
+  if (!m.hooks_) {
+    m.hooks_ = std::make_shared<TensorHookList>();
+    m.hooks_->owner = t.impl();
+  }
+  if (m.grad_fn_) {
+    m.grad_fn_->add_tensor_hooks(m.output_nr_, m.hooks_);
+  } else if (auto acc = m.grad_accumulator_.lock()) {
+    acc->add_tensor_hooks(0, m.hooks_);  // a new accumulator picks them up itself
+  }
+  return m.hooks_;
+}
+
+}  // namespace torchlite::autograd

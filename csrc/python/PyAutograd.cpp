@@ -1,0 +1,268 @@
+// Python side of autograd: grad_fn objects (torchlite._C._Node), the engine
+// entry point, grad mode, tensor hooks, and the tensor attributes requires_grad,
+// grad, grad_fn, is_leaf.
+#include "python/PyAutograd.h"
+
+#include <pybind11/functional.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include "autograd/AutogradMeta.h"
+#include "autograd/Engine.h"
+#include "autograd/Functions.h"
+#include "autograd/GradMode.h"
+#include "autograd/SavedValue.h"
+#include "python/Errors.h"
+#include "python/ArgParser.h"
+#include "python/PyTensor.h"
+
+namespace py = pybind11;
+
+namespace torchlite::python {
+
+using autograd::Node;
+
+namespace {
+
+py::object tensor_obj(const Tensor& t) { return py::reinterpret_steal<py::object>(wrap(t)); }
+
+const Tensor& tensor_arg(py::handle h, const char* what) {
+  TL_CHECK_TYPE(is_tensor(h.ptr()), what, ": expected a Tensor, got ", Py_TYPE(h.ptr())->tp_name);
+  return unwrap(h.ptr());
+}
+
+std::vector<Tensor> tensor_seq(const py::handle& seq, const char* what) {
+  std::vector<Tensor> out;
+  for (py::handle h : seq) {
+    if (h.is_none()) {
+      out.emplace_back();
+    } else {
+      out.push_back(tensor_arg(h, what));
+    }
+  }
+  return out;
+}
+
+py::object saved_to_py(const autograd::SavedValue& v) {
+  return std::visit(
+      [](const auto& x) -> py::object {
+        using T = std::decay_t<decltype(x)>;
+        if constexpr (std::is_same_v<T, std::monostate>) {
+          return py::none();
+        } else if constexpr (std::is_same_v<T, Tensor>) {
+          return tensor_obj(x);
+        } else if constexpr (std::is_same_v<T, std::vector<Tensor>>) {
+          py::tuple t(x.size());
+          for (size_t i = 0; i < x.size(); ++i) t[i] = tensor_obj(x[i]);
+          return std::move(t);
+        } else if constexpr (std::is_same_v<T, Scalar>) {
+          if (x.is_bool()) return py::bool_(x.to_bool());
+          if (x.is_integral(false)) return py::int_(x.to_long());
+          return py::float_(x.to_double());
+        } else if constexpr (std::is_same_v<T, ScalarType>) {
+          return py::reinterpret_borrow<py::object>(dtype_object(x));
+        } else if constexpr (std::is_same_v<T, Device>) {
+          return py::str(to_string(x));
+        } else if constexpr (std::is_same_v<T, std::vector<int64_t>> || std::is_same_v<T, std::vector<double>>) {
+          return py::tuple(py::cast(x));
+        } else {
+          return py::cast(x);
+        }
+      },
+      v.value);
+}
+
+// A Python callable as a tensor hook: hook(grad) -> Tensor or None.
+autograd::TensorHook python_tensor_hook(py::function fn) {
+  return [fn = std::move(fn)](const Tensor& grad) -> Tensor {
+    py::gil_scoped_acquire gil;
+    py::object r = fn(tensor_obj(grad));
+    if (r.is_none()) return Tensor();
+    TL_CHECK_TYPE(is_tensor(r.ptr()), "hook: expected a Tensor or None as the return value, got ",
+                  Py_TYPE(r.ptr())->tp_name);
+    return unwrap(r.ptr());
+  };
+}
+
+int64_t g_next_hook_id = 0;
+
+}  // namespace
+
+PyObject* node_object(const std::shared_ptr<Node>& node) {
+  if (!node) Py_RETURN_NONE;
+  return py::cast(node).release().ptr();
+}
+
+void init_autograd(PyObject* module) {
+  py::module_ m = py::reinterpret_borrow<py::module_>(module);
+
+  py::class_<Node, std::shared_ptr<Node>> node(m, "_Node",
+                                              "A node of the backward graph (a tensor's grad_fn).");
+  node.def("name", &Node::name, "The node's name, e.g. 'MulBackward0'.");
+  node.def_property_readonly("next_functions", [](const Node& n) {
+    py::tuple out(n.next_edges().size());
+    for (size_t i = 0; i < n.next_edges().size(); ++i) {
+      const auto& e = n.next_edges()[i];
+      out[i] = py::make_tuple(e.function ? py::cast(e.function) : py::none(), e.input_nr);
+    }
+    return out;
+  }, "((node or None, input number), ...), one per differentiable input");
+  node.def_property_readonly("variable", [](const Node& n) -> py::object {
+    auto* acc = dynamic_cast<const autograd::AccumulateGrad*>(&n);
+    if (!acc) throw py::attribute_error("'" + n.name() + "' object has no attribute 'variable'");
+    return tensor_obj(acc->variable());
+  }, "AccumulateGrad: the leaf tensor it accumulates into");
+  node.def("_sequence_nr", &Node::sequence_nr);
+  node.def("_saved_names", &Node::saved_names, "The names of the values saved for backward.");
+  node.def("__getattr__", [](const std::shared_ptr<Node>& n, const std::string& attr) -> py::object {
+    if (attr.rfind("_saved_", 0) == 0) {
+      autograd::SavedValue v;
+      if (n->saved_value(attr.substr(7), v)) return saved_to_py(v);
+    }
+    throw py::attribute_error("'" + n->name() + "' object has no attribute '" + attr + "'");
+  });
+  node.def("register_hook", [](Node& n, py::function fn) {
+    n.post_hooks().push_back([fn](const autograd::variable_list& grad_inputs, const autograd::variable_list& grad_outputs) {
+      py::gil_scoped_acquire gil;
+      py::tuple gi(grad_inputs.size()), go(grad_outputs.size());
+      for (size_t i = 0; i < grad_inputs.size(); ++i) gi[i] = tensor_obj(grad_inputs[i]);
+      for (size_t i = 0; i < grad_outputs.size(); ++i) go[i] = tensor_obj(grad_outputs[i]);
+      py::object r = fn(gi, go);
+      autograd::variable_list out;
+      if (r.is_none()) return out;
+      for (py::handle h : r) out.push_back(h.is_none() ? Tensor() : tensor_arg(h, "hook"));
+      return out;
+    });
+  }, "hook(grad_inputs, grad_outputs) -> new grad_inputs or None, after the node runs");
+  node.def("register_prehook", [](Node& n, py::function fn) {
+    n.pre_hooks().push_back([fn](const autograd::variable_list& grad_outputs) {
+      py::gil_scoped_acquire gil;
+      py::tuple go(grad_outputs.size());
+      for (size_t i = 0; i < grad_outputs.size(); ++i) go[i] = tensor_obj(grad_outputs[i]);
+      py::object r = fn(go);
+      autograd::variable_list out;
+      if (r.is_none()) return out;
+      for (py::handle h : r) out.push_back(h.is_none() ? Tensor() : tensor_arg(h, "hook"));
+      return out;
+    });
+  }, "hook(grad_outputs) -> new grad_outputs or None, before the node runs");
+  node.def("__repr__", [](const Node& n) {
+    return "<" + n.name() + " object at " + std::to_string(reinterpret_cast<uintptr_t>(&n)) + ">";
+  });
+
+  m.def("_run_backward", [](py::object tensors, py::object grads, bool keep_graph, bool create_graph,
+                            py::object inputs, bool accumulate_grad) {
+    std::vector<Tensor> outs = tensor_seq(tensors, "backward");
+    std::vector<Tensor> gs = tensor_seq(grads, "backward");
+    std::vector<autograd::Edge> roots;
+    for (size_t i = 0; i < outs.size(); ++i) {
+      autograd::Edge e = autograd::gradient_edge(outs[i]);
+      TL_CHECK(e.valid(), "element ", i, " of tensors does not require grad and does not have a grad_fn");
+      roots.push_back(std::move(e));
+    }
+    autograd::BackwardOptions opts;
+    opts.keep_graph = keep_graph;
+    opts.create_graph = create_graph;
+    opts.accumulate_grad = accumulate_grad;
+    std::vector<Tensor> ins = tensor_seq(inputs, "inputs");
+    for (size_t i = 0; i < ins.size(); ++i) {
+      autograd::Edge e = autograd::gradient_edge(ins[i]);
+      TL_CHECK(e.valid(), "One of the differentiated Tensors does not require grad");
+      opts.inputs.push_back(std::move(e));
+    }
+    autograd::variable_list captured = autograd::run_backward(roots, gs, opts);
+    // backward(inputs=non_leaf): its gradient goes to its .grad.
+    if (accumulate_grad) {
+      for (size_t i = 0; i < ins.size(); ++i)
+        if (!autograd::is_leaf(ins[i]) && captured[i].defined())
+          autograd::accumulate_into_grad(ins[i], captured[i], create_graph);
+      return py::list();
+    }
+    py::list out;
+    for (const Tensor& t : captured) out.append(tensor_obj(t));
+    return out;
+  }, py::arg("tensors"), py::arg("grad_tensors"), py::arg("keep_graph"), py::arg("create_graph"),
+     py::arg("inputs"), py::arg("accumulate_grad"));
+
+  m.def("is_grad_enabled", []() { return autograd::is_grad_enabled(); }, "Whether grad mode is on (this thread).");
+  m.def("_set_grad_enabled", [](bool v) { autograd::set_grad_enabled(v); });
+  m.def("is_inference_mode_enabled", []() { return autograd::mode_state().inference_mode; });
+  m.def("_set_inference_mode", [](bool v) { autograd::mode_state().inference_mode = v; });
+  m.def("_autograd_live_counts", []() {
+    py::dict d;
+    d["tensors"] = TensorImpl::live_count();
+    d["nodes"] = Node::live_count();
+    d["metas"] = autograd::live_meta_count();
+    return d;
+  }, "Live TensorImpl, Node and AutogradMeta counts (leak tests).");
+
+  m.def("_register_hook", [](py::handle t, py::function fn) {
+    const Tensor& x = tensor_arg(t, "register_hook");
+    TL_CHECK(x.requires_grad(), "cannot register a hook on a tensor that doesn't require gradient");
+    auto hooks = autograd::tensor_hooks(x);
+    int64_t id = ++g_next_hook_id;
+    hooks->hooks.emplace_back(id, python_tensor_hook(std::move(fn)));
+    return id;
+  });
+  m.def("_remove_hook", [](py::handle t, int64_t id) {
+    auto* meta = autograd::get_meta(tensor_arg(t, "remove_hook"));
+    if (!meta) return;
+    if (meta->hooks_) {
+      auto& v = meta->hooks_->hooks;
+      for (auto it = v.begin(); it != v.end(); ++it)
+        if (it->first == id) {
+          v.erase(it);
+          return;
+        }
+    }
+    auto& p = meta->post_accumulate_hooks_;
+    for (auto it = p.begin(); it != p.end(); ++it)
+      if (it->first == id) {
+        p.erase(it);
+        return;
+      }
+  });
+  m.def("_register_post_accumulate_grad_hook", [](py::handle t, py::function fn) {
+    const Tensor& x = tensor_arg(t, "register_post_accumulate_grad_hook");
+    TL_CHECK(x.requires_grad(), "cannot register a hook on a tensor that doesn't require gradient");
+    TL_CHECK(autograd::is_leaf(x), "post accumulate grad hooks cannot be registered on non-leaf tensors");
+    int64_t id = ++g_next_hook_id;
+    autograd::materialize_meta(x).post_accumulate_hooks_.emplace_back(id, [fn](const Tensor& v) {
+      py::gil_scoped_acquire gil;
+      fn(tensor_obj(v));
+    });
+    return id;
+  });
+  m.def("_retain_grad", [](py::handle t) {
+    const Tensor& x = tensor_arg(t, "retain_grad");
+    TL_CHECK(x.requires_grad(), "can't retain_grad on Tensor that has requires_grad=False");
+    if (autograd::is_leaf(x)) return;
+    autograd::tensor_hooks(x)->retains_grad = true;
+  });
+}
+
+// ------------------------------------------------------------------ tensor attributes
+
+PyObject* tensor_get_grad(const Tensor& t) {
+  auto* m = autograd::get_meta(t);
+  return wrap(m ? m->grad_ : Tensor());
+}
+
+void tensor_set_grad(const Tensor& t, PyObject* value) {
+  if (value == nullptr || value == Py_None) {
+    if (auto* m = autograd::get_meta(t)) m->grad_ = Tensor();
+    return;
+  }
+  TL_CHECK_TYPE(is_tensor(value), "assigned grad expected to be a Tensor or None but got grad of type ",
+                Py_TYPE(value)->tp_name);
+  const Tensor& g = unwrap(value);
+  TL_CHECK(!g.is_same(t), "can't assign Variable as its own grad");
+  TL_CHECK(g.scalar_type() == t.scalar_type(), "assigned grad has data of a different type");
+  TL_CHECK(g.device() == t.device(), "assigned grad has data located on a different device");
+  TL_CHECK(g.sizes().equals(t.sizes()), "assigned grad has data of a different size");
+  autograd::materialize_meta(t).grad_ = g;
+}
+
+PyObject* tensor_get_grad_fn(const Tensor& t) { return node_object(autograd::grad_fn(t)); }
+
+}  // namespace torchlite::python

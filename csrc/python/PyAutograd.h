@@ -1,0 +1,20 @@
+#pragma once
+// Python side of autograd (PyAutograd.cpp): the _Node class, the engine entry
+// point, grad mode and hooks, and the tensor attributes that read autograd meta.
+#include <Python.h>
+
+#include <memory>
+
+#include "autograd/Node.h"
+#include "core/Tensor.h"
+
+namespace torchlite::python {
+
+void init_autograd(PyObject* module);
+
+PyObject* node_object(const std::shared_ptr<autograd::Node>& node);  // new reference; None for null
+PyObject* tensor_get_grad(const Tensor& t);                          // new reference
+void tensor_set_grad(const Tensor& t, PyObject* value);              // raises torchlite::Error
+PyObject* tensor_get_grad_fn(const Tensor& t);                       // new reference
+
+}  // namespace torchlite::python

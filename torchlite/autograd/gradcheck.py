@@ -1,0 +1,170 @@
+"""gradcheck / gradgradcheck: analytical gradients against finite differences.
+
+The analytical Jacobian comes from one backward pass per output element
+(autograd.grad with a one-hot grad_output); the numerical one from central
+differences, perturbing each input element in place by +-eps. They must agree
+to atol + rtol * |numerical|, elementwise. A failure names the output, the
+input, the worst element and both values.
+"""
+import numpy as np
+
+from .. import _C
+
+__all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
+
+
+class GradcheckError(RuntimeError):
+    """Raised by gradcheck/gradgradcheck when the Jacobians disagree."""
+
+
+def _tensor_type():
+    from .._tensor import Tensor
+
+    return Tensor
+
+
+def _as_tuple(x):
+    return tuple(x) if isinstance(x, (list, tuple)) else (x,)
+
+
+def _outputs(func, inputs):
+    Tensor = _tensor_type()
+    out = func(*inputs)
+    out = _as_tuple(out)
+    return tuple(o for o in out if isinstance(o, Tensor))
+
+
+def _fail(msg, raise_exception):
+    if raise_exception:
+        raise GradcheckError(msg)
+    return False
+
+
+def _numerical_jacobian(func, inputs, diff_idx, outputs, eps):
+    """{(out k, input i): array (numel(out k), numel(input i))} by central differences. The inputs are
+    perturbed through NumPy views of their memory, so autograd does not see the writes."""
+    jac = {}
+    for i in diff_idx:
+        x = inputs[i]
+        arr = np.asarray(x)  # shares x's memory (with its strides)
+        cols = {k: np.zeros((outputs[k].numel(), x.numel())) for k in range(len(outputs))}
+        for j, pos in enumerate(np.ndindex(*arr.shape) if arr.ndim else [()]):
+            orig = arr[pos].item()
+            arr[pos] = orig + eps
+            plus = [np.asarray(o.detach()).astype(np.float64).reshape(-1).copy() for o in _outputs(func, inputs)]
+            arr[pos] = orig - eps
+            minus = [np.asarray(o.detach()).astype(np.float64).reshape(-1).copy() for o in _outputs(func, inputs)]
+            arr[pos] = orig
+            for k in range(len(outputs)):
+                cols[k][:, j] = (plus[k] - minus[k]) / (2 * eps)
+        for k in range(len(outputs)):
+            jac[(k, i)] = cols[k]
+    return jac
+
+
+def _analytical_jacobian(outputs, inputs, diff_idx):
+    """Same layout, one backward pass per output element; also checks each gradient's shape and dtype."""
+    from .. import zeros_like
+    from . import grad as autograd_grad
+
+    jac = {}
+    problems = []
+    diff_inputs = [inputs[i] for i in diff_idx]
+    for k, o in enumerate(outputs):
+        rows = {i: np.zeros((o.numel(), inputs[i].numel())) for i in diff_idx}
+        if o.requires_grad:
+            for r in range(o.numel()):
+                g = zeros_like(o)
+                np.asarray(g).reshape(-1)[r] = 1  # zeros_like is contiguous
+                grads = autograd_grad((o,), diff_inputs, (g,), retain_graph=True, allow_unused=True)
+                for i, gi in zip(diff_idx, grads):
+                    if gi is None:
+                        continue
+                    if tuple(gi.shape) != tuple(inputs[i].shape):
+                        problems.append(f"the gradient for input {i} has shape {tuple(gi.shape)}, "
+                                        f"expected {tuple(inputs[i].shape)}")
+                    elif gi.dtype != inputs[i].dtype:
+                        problems.append(f"the gradient for input {i} has dtype {gi.dtype}, expected {inputs[i].dtype}")
+                    else:
+                        rows[i][r, :] = np.asarray(gi).astype(np.float64).reshape(-1)
+        for i in diff_idx:
+            jac[(k, i)] = rows[i]
+    return jac, problems
+
+
+def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True, nondet_tol=0.0,
+              check_undefined_grad=True, check_grad_dtypes=False, check_batched_grad=False,
+              check_batched_forward_grad=False, check_forward_ad=False, check_backward_ad=True, fast_mode=False,
+              masked=None):
+    """Checks the gradients of `func` at `inputs` (float64 tensors with requires_grad=True) against finite
+    differences. Returns True, or raises GradcheckError (returns False with raise_exception=False)."""
+    Tensor = _tensor_type()
+    if check_forward_ad:
+        raise NotImplementedError("gradcheck: check_forward_ad=True needs forward-mode AD, which torchlite "
+                                  "does not have yet")
+    inputs = _as_tuple(inputs)
+    diff_idx = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
+    if not diff_idx:
+        raise ValueError("gradcheck expects at least one input tensor to require gradient, but none of the them "
+                         "have requires_grad=True.")
+    for i in diff_idx:
+        if inputs[i].dtype != _C.float64:
+            import warnings
+
+            warnings.warn(f"Input #{i} requires gradient and is not a double precision floating point. "
+                          "This check will likely fail if all the inputs are not of double precision floating "
+                          "point.", stacklevel=2)
+    outputs = _outputs(func, inputs)
+    if not check_backward_ad:
+        return True
+    numerical = _numerical_jacobian(func, inputs, diff_idx, outputs, eps)
+    analytical, problems = _analytical_jacobian(outputs, inputs, diff_idx)
+    if problems:
+        return _fail("Gradcheck failed: " + "; ".join(problems), raise_exception)
+    for (k, i), n in numerical.items():
+        a = analytical[(k, i)]
+        if not outputs[k].dtype.is_floating_point:
+            continue
+        bad = ~(np.abs(a - n) <= atol + rtol * np.abs(n))
+        bad &= ~(np.isnan(a) & np.isnan(n))
+        if bad.any():
+            err = np.where(bad, np.abs(a - n), 0)
+            r, c = np.unravel_index(int(np.nanargmax(err)), err.shape)
+            in_idx = tuple(int(v) for v in np.unravel_index(c, tuple(inputs[i].shape))) if inputs[i].dim() else ()
+            out_idx = tuple(int(v) for v in np.unravel_index(r, tuple(outputs[k].shape))) if outputs[k].dim() else ()
+            msg = (f"Jacobian mismatch for output {k} with respect to input {i}: at input element {in_idx} "
+                   f"(output element {out_idx}) analytical {a[r, c]!r} vs numerical {n[r, c]!r} "
+                   f"(atol={atol}, rtol={rtol}); {int(bad.sum())} of {bad.size} entries differ.\n"
+                   f"numerical:\n{n}\nanalytical:\n{a}\n")
+            return _fail(msg, raise_exception)
+    return True
+
+
+def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=1e-3,
+                  gen_non_contig_grad_outputs=False, raise_exception=True, nondet_tol=0.0,
+                  check_undefined_grad=True, check_grad_dtypes=False, check_batched_grad=False,
+                  check_fwd_over_rev=False, check_rev_over_rev=True, fast_mode=False, masked=False):
+    """Checks second-order gradients: gradcheck of the function computing func's first gradients (with
+    create_graph=True) with respect to the inputs and the grad_outputs."""
+    from .. import randn
+    from . import grad as autograd_grad
+
+    Tensor = _tensor_type()
+    inputs = _as_tuple(inputs)
+    diff_idx = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
+    if grad_outputs is None:
+        outputs = [o for o in _outputs(func, inputs) if o.requires_grad]
+        grad_outputs = tuple(randn(tuple(o.shape), dtype=o.dtype).requires_grad_() for o in outputs)
+    else:
+        grad_outputs = _as_tuple(grad_outputs)
+    n_in = len(inputs)
+
+    def first_grads(*args):
+        ins, gos = args[:n_in], args[n_in:]
+        outs = [o for o in _outputs(func, ins) if o.requires_grad]
+        diff = [ins[i] for i in diff_idx]
+        gs = autograd_grad(outs, diff, gos, create_graph=True, allow_unused=True)
+        return tuple(g for g in gs if g is not None)
+
+    return gradcheck(first_grads, inputs + tuple(grad_outputs), eps=eps, atol=atol, rtol=rtol,
+                     raise_exception=raise_exception)
