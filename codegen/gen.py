@@ -200,6 +200,8 @@ def op_context(nf: NativeFunction, first_default: int = 0, node_index: int = 0,
         else:
             custom_meta = nf.meta
             meta_expr = f"meta::{nf.meta}({args})"
+    if "computes_in_out_dtype" in nf.tags:  # the kernel computes in out's dtype: any out= dtype passes
+        meta_expr = f"with_any_target_dtype({meta_expr})"
     kernel_cpu = kernel_cuda = any_fn = None
     if kind == "pointwise":
         kernel_cpu, kernel_cuda = f"{nf.key}_out_cpu", f"{nf.key}_out_cuda"
@@ -224,7 +226,9 @@ def op_context(nf: NativeFunction, first_default: int = 0, node_index: int = 0,
         out_args=", ".join(_out_arg(a.name, dtype_arg, device_arg, out_names[0]) for a in s.arguments),
         view_base=next((a.name for a in s.arguments if a.type.alias), None),
     )
-    ctx.checks = [(cond, _cpp_message(f"{s.name}: {msg}")) for cond, msg in nf.checks]
+    # A message is prefixed with the op's name unless it starts with it ("mean(): could not infer ...").
+    ctx.checks = [(cond, _cpp_message(msg if re.match(rf"{s.name}\b", msg) else f"{s.name}: {msg}"))
+                  for cond, msg in nf.checks]
     all_tensors = [a.name for a in s.arguments if a.type.base == "Tensor"]
     ctx.all_tensor_args = ", ".join(all_tensors)
     ctx.out_grad_args = ", ".join(all_tensors + out_names)

@@ -216,7 +216,10 @@ ERRORS = [
     ("a.index_fill(0, tl.tensor([[0]]), 1.0)", "RuntimeError", ["Index has to be a vector/scalar"]),
     ("a.index_fill(0, tl.tensor([0]), tl.ones(1))", "RuntimeError",
      ["index_fill_ only supports a 0-dimensional value tensor, but got tensor with 1 dimension(s)."]),
-    ("a.masked_fill(a, 1.0)", "RuntimeError", ["masked_fill_ only supports boolean masks, but got mask with dtype"]),
+    # PyTorch names the mask's dtype the C++ way here ("float", "unsigned char"), not "Float" as masked_scatter_.
+    ("a.masked_fill(a, 1.0)", "RuntimeError", ["masked_fill_ only supports boolean masks, but got mask with dtype float"]),
+    ("a.masked_fill(tl.ones(2, 3, dtype=tl.uint8), tl.tensor(1.0))", "RuntimeError",
+     ["masked_fill_ only supports boolean masks, but got mask with dtype unsigned char"]),
     ("a.masked_fill(tl.ones(2, 3, dtype=tl.bool), tl.ones(2))", "RuntimeError",
      ["masked_fill_ only supports a 0-dimensional value tensor, but got tensor with 1 dimension(s)."]),
     ("tl.ones(3).masked_fill_(tl.ones(2, 3, dtype=tl.bool), 1.0)", "RuntimeError",

@@ -575,6 +575,29 @@ def test_out_variant_with_several_returns_generates_a_tuple_of_targets(tmp_path)
     assert cpp.return_type(nf.schema) == "std::tuple<Tensor, Tensor>"
 
 
+def test_check_messages_and_computes_in_out_dtype_in_the_generated_context():
+    from codegen.gen import op_context
+
+    (nf,) = load_text(textwrap.dedent("""
+        - func: foo(Tensor self, int dim) -> Tensor
+          variants: [function, out]
+          tags: [computes_in_out_dtype]
+          promotion: self_dtype
+          meta: same_as_self
+          dispatch: {cpu: foo_out_cpu}
+          checks:
+            "dim >= 0": dim must be positive
+            "dim < 8": "foo(): dim must be below 8"
+            "dim != 3": foos are not 3
+        """).lstrip("\n"))
+    op = op_context(nf)
+    # A message is prefixed with the op's name unless it starts with that name as a word.
+    assert [m for _, m in op.checks] == ['"foo: dim must be positive"', '"foo(): dim must be below 8"',
+                                         '"foo: foos are not 3"']
+    # The kernel computes in out's dtype: the meta lets any out= or in-place dtype through.
+    assert op.meta_expr.startswith("with_any_target_dtype(meta_same_as_self(kOp, self, ")
+
+
 def test_ambiguous_cpp_defaults_are_dropped():
     from codegen import cpp
 

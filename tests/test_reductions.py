@@ -126,6 +126,40 @@ def test_mean_dtypes():
     assert tl.mean(tl.tensor(4.0), 0).item() == 4.0
 
 
+@pytest.mark.parametrize("dtype", ["bool", "uint8", "int32", "int64"])
+def test_mean_of_an_integral_input_is_refused_even_with_a_floating_out(dtype):
+    x = tl.tensor([[1, 0, 1], [0, 1, 1]], dtype=getattr(tl, dtype))
+    name = {"bool": "Bool", "uint8": "Byte", "int32": "Int", "int64": "Long"}[dtype]
+    message = f"mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. Got: {name}"
+    for out in (tl.empty(0), tl.empty(0, dtype=tl.float64), tl.empty(0, dtype=x.dtype)):
+        with pytest.raises(RuntimeError) as e:
+            tl.mean(x, 0, out=out)
+        assert str(e.value) == message  # the schema's check, not "mean: mean(): ..."
+    with pytest.raises(RuntimeError, match="Optional dtype must be either a floating point or complex dtype. Got: Long"):
+        tl.mean(tl.ones(2), dtype=tl.int64)
+    # dtype= makes it legal; out= must then have that dtype.
+    assert tl.mean(x, 0, dtype=tl.float64, out=tl.empty(0, dtype=tl.float64)).tolist() == [0.5, 0.5, 1.0]
+    with pytest.raises(RuntimeError, match="Expected out tensor to have dtype double, but got float instead"):
+        tl.mean(x, 0, dtype=tl.float64, out=tl.empty(0))
+    # A floating input into an integral out=: the float quotient cannot be cast into it.
+    with pytest.raises(RuntimeError, match="result type Float can't be cast to the desired output type Long"):
+        tl.mean(tl.ones(2, 3), 0, out=tl.empty(0, dtype=tl.int64))
+
+
+def test_sum_and_prod_compute_in_out_dtype():
+    x = tl.tensor([[1.5, 2.5], [0.7, -0.6]])
+    r = x.numpy()
+    o = tl.empty(0, dtype=tl.int64)
+    assert tl.sum(x, 0, out=o) is o and o.tolist() == r.astype(np.int64).sum(0).tolist()  # each element cast first
+    assert tl.prod(x, 0, out=o).tolist() == r.astype(np.int64).prod(0).tolist()
+    b = tl.empty(0, dtype=tl.bool)
+    assert tl.sum(tl.tensor([[1.0, 0.0], [0.0, 0.0]]), 0, out=b).tolist() == [True, False]
+    # all/any write bool or uint8 whatever the input, and nothing else.
+    assert tl.all(tl.tensor([[1, 0], [3, 4]], dtype=tl.uint8), 0, out=b).tolist() == [True, False]
+    with pytest.raises(RuntimeError, match="all only supports bool tensor for result, got: Float"):
+        tl.all(x, 0, out=tl.empty(0))
+
+
 def test_nansum_values():
     x = tl.tensor([[1.0, NAN], [NAN, NAN]])
     assert tl.nansum(x, 1).tolist() == [1.0, 0.0]
@@ -404,6 +438,39 @@ def test_scans_checked_against_torch():
     assert t.cumsum_(0) is t and x.tolist() == [[1.0, 6.0, 9.0], [4.0, 6.0, 12.0]]  # in place through a view
 
 
+def test_scans_compute_in_out_dtype():
+    """cumsum and cumprod accumulate in out's dtype, whatever the input's: an integral input into a floating
+    out=, a floating input into an integral one (each element cast first), a wider or narrower integer."""
+    f = tl.tensor([[1.5, 2.7, -0.5], [0.5, 0.5, 3.2]])
+    r = f.numpy()
+    for dtype in ("int64", "int16", "float64", "float16"):
+        o = tl.empty(0, dtype=getattr(tl, dtype))
+        assert tl.cumsum(f, 1, out=o) is o and o.dtype == getattr(tl, dtype)
+        expected = np.cumsum(r.astype(NP.get(dtype, np.float16)), 1, dtype=NP.get(dtype, np.float64))
+        np.testing.assert_allclose(o.float().numpy(), expected, rtol=2e-3)
+        np.testing.assert_allclose(tl.cumprod(f, 1, out=o).float().numpy(),
+                                   np.cumprod(r.astype(NP.get(dtype, np.float16)), 1), rtol=2e-3)
+    u = tl.tensor([100, 100], dtype=tl.uint8)
+    assert tl.cumsum(u, 0, out=tl.empty(0, dtype=tl.int8)).tolist() == np.cumsum([100, 100]).astype(np.int8).tolist()
+    assert tl.cumsum(u, 0, out=tl.empty(0, dtype=tl.float32)).tolist() == [100.0, 200.0]
+
+
+def test_bool_scans_are_not_implemented():
+    """PyTorch has no bool cumsum/cumprod kernel: bool in place, dtype=bool and out= of bool raise
+    NotImplementedError (a bool input into the default int64 result is fine)."""
+    for op in ("cumsum", "cumprod"):
+        message = f'"{op}_out_cpu" not implemented for \'Bool\''
+        with pytest.raises(NotImplementedError, match=message):
+            getattr(tl.tensor([True, False]), op + "_")(0)
+        with pytest.raises(NotImplementedError, match=message):
+            getattr(tl, op)(tl.tensor([1, 2]), 0, dtype=tl.bool)
+        with pytest.raises(NotImplementedError, match=message):
+            getattr(tl, op)(tl.tensor([1.0, 2.0]), 0, out=tl.empty(0, dtype=tl.bool))
+        with pytest.raises(RuntimeError, match="Bad in-place call: input tensor dtype float and output tensor dtype "
+                                               "double should match"):
+            getattr(tl.ones(2), op + "_")(0, dtype=tl.float64)
+
+
 def test_cummax_cummin_checked_against_torch():
     r = tl.cummax(tl.tensor([1.0, 3.0, 3.0, 2.0, 5.0]), 0)
     assert type(r) is tl.return_types.cummax
@@ -511,6 +578,17 @@ def test_sorting_checked_against_torch():
     assert md.values.tolist() == [1, 6] and md.indices.tolist() == [1, 2]
     md = tl.mode(tl.tensor([True, False, False]))
     assert md.values.item() is False and md.indices.item() == 2
+    # NaN: median and nanmedian match PyTorch (the first NaN's index; the non-NaN lower median). PyTorch's
+    # mode counts NaNs through a sort that breaks on them (mode([5, 3, nan, 3, 5, nan, 3, 1]) is 1.0 at 7 there):
+    # an accident not copied. torchlite counts each NaN on its own, so NaN is the mode only of an all-NaN row.
+    m = tl.nanmedian(tl.tensor([[1.0, 2.0, NAN, 2.0, 1.0, NAN], [NAN, 0.0, NAN, 0.0, NAN, NAN]]), 1)
+    assert m.values.tolist() == [1.0, 0.0] and m.indices.tolist() == [4, 1]
+    assert tl.median(tl.tensor([1.0, 2.0, NAN, 2.0, NAN]), 0).indices.item() == 2
+    md = tl.mode(tl.tensor([5.0, 3.0, NAN, 3.0, 5.0, NAN, 3.0, 1.0]))
+    assert md.values.item() == 3.0 and md.indices.item() == 6
+    md = tl.mode(tl.tensor([NAN, NAN, 1.0]))
+    assert md.values.item() == 1.0 and md.indices.item() == 2
+    assert math.isnan(tl.mode(tl.tensor([NAN, NAN])).values.item())
     v, i = tl.empty(0), tl.empty(0, dtype=tl.int64)
     r = tl.sort(tl.tensor([3.0, 1.0]), out=(v, i))
     assert type(r) is tl.return_types.sort_out and v.tolist() == [1.0, 3.0] and i.tolist() == [1, 0]

@@ -67,14 +67,11 @@ std::optional<Scalar> correction_of(bool unbiased) { return Scalar(int64_t(unbia
 
 Tensor composite::mean_dim(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim,
                            std::optional<ScalarType> dtype) {
-  if (dtype.has_value()) {
-    TL_CHECK(is_floating_type(*dtype), "mean(): could not infer output dtype. Optional dtype must be either a "
-             "floating point or complex dtype. Got: ", scalar_type_name(*dtype));
-  } else {
-    TL_CHECK(is_floating_type(self.scalar_type()), "mean(): could not infer output dtype. Input dtype must be "
-             "either a floating point or complex dtype. Got: ", scalar_type_name(self.scalar_type()));
-  }
+  // The schema's checks refuse a non-floating input or dtype= before this runs; an integral or bool dtype
+  // still comes here from out= of that dtype, where PyTorch fails to cast its floating quotient into out.
   ScalarType t = dtype.value_or(self.scalar_type());
+  TL_CHECK(is_floating_type(t), "result type ", scalar_type_name(default_dtype()),
+           " can't be cast to the desired output type ", scalar_type_name(t));
   // float16/bfloat16: sum and divide in float, then round once (as PyTorch's CPU mean).
   bool low = t == ScalarType::Half || t == ScalarType::BFloat16;
   Tensor s = torchlite::sum(self, dim, keepdim, low ? ScalarType::Float : t);

@@ -179,7 +179,7 @@ void prepare_out(const OpInfo& op, const TensorMeta& meta, const Tensor& out) {
            op_name(op), ": Expected out tensor to have device ", to_string(meta.device), ", but got ",
            to_string(out.device()), " instead");
   if (meta.exact_dtype) check_out_dtype(meta.dtype, out);
-  TL_CHECK(can_cast(meta.dtype, out.scalar_type()), "result type ", scalar_type_name(meta.dtype),
+  TL_CHECK(meta.any_target_dtype || can_cast(meta.dtype, out.scalar_type()), "result type ", scalar_type_name(meta.dtype),
            " can't be cast to the desired output type ", scalar_type_name(out.scalar_type()));
   if (!out.sizes().equals(meta.sizes.ref())) resize_tensor(out, meta.sizes.ref());
   if (!autograd::mode_state().inference_mode) out.bump_version();
@@ -188,7 +188,7 @@ void prepare_out(const OpInfo& op, const TensorMeta& meta, const Tensor& out) {
 void prepare_inplace(const OpInfo& op, const TensorMeta& meta, const Tensor& self) {
   TL_CHECK(self.sizes().equals(meta.sizes.ref()), "output with shape ", self.sizes(),
            " doesn't match the broadcast shape ", meta.sizes.ref());
-  TL_CHECK(can_cast(meta.dtype, self.scalar_type()), "result type ", scalar_type_name(meta.dtype),
+  TL_CHECK(meta.any_target_dtype || can_cast(meta.dtype, self.scalar_type()), "result type ", scalar_type_name(meta.dtype),
            " can't be cast to the desired output type ", scalar_type_name(self.scalar_type()));
   TL_CHECK(self.device() == meta.device, op_name(op), ": Expected all tensors to be on the same device, but found ",
            to_string(self.device()), " and ", to_string(meta.device));

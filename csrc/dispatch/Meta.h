@@ -17,7 +17,16 @@ struct TensorMeta {
   Device device;
   // An out= target must have exactly `dtype` (indices of max.dim, sort...), not just a dtype it casts to.
   bool exact_dtype = false;
+  // The kernel computes in its target's dtype (sum, prod, cumsum, cumprod) or checks that dtype itself
+  // (all, any): an out= or in-place target of any dtype passes the can_cast check.
+  bool any_target_dtype = false;
 };
+
+// `meta` with any_target_dtype set: the wrappers of ops tagged computes_in_out_dtype wrap their meta in it.
+inline TensorMeta with_any_target_dtype(TensorMeta meta) {
+  meta.any_target_dtype = true;
+  return meta;
+}
 
 // The device all tensor arguments share (0-dim CPU tensors may join CUDA ones).
 Device common_device(const OpInfo& op, std::initializer_list<const Tensor*> tensors);

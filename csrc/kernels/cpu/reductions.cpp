@@ -249,9 +249,10 @@ void logical_impl(const char* op, const Tensor& self, uint64_t mask, const Tenso
   reduce::finish(out, result);
 }
 
+// out= may be bool or uint8 whatever the input (check_logical_out), so the meta lets any dtype through.
 TensorMeta logical_meta(const Tensor& self, uint64_t mask, bool keepdim) {
-  return make_meta(self, mask, keepdim,
-                   self.scalar_type() == ScalarType::UInt8 ? ScalarType::UInt8 : ScalarType::Bool);
+  return with_any_target_dtype(make_meta(self, mask, keepdim,
+                                         self.scalar_type() == ScalarType::UInt8 ? ScalarType::UInt8 : ScalarType::Bool));
 }
 
 // ------------------------------------------------------------------ var / std
@@ -312,7 +313,8 @@ void kernels::prod_out_cpu(const Tensor& self, std::optional<ScalarType> dtype, 
 
 void kernels::prod_out_cpu(const Tensor& self, int64_t dim, bool keepdim, std::optional<ScalarType> dtype,
                            const Tensor& out) {
-  prod_impl(self, mask_of(self, dim), kernels::prod_dim_int_compute_dtype(self, dim, keepdim, dtype), out);
+  (void)dtype;  // PyTorch multiplies in out's dtype: the result's, dtype= or an out= target's
+  prod_impl(self, mask_of(self, dim), out.scalar_type(), out);
 }
 
 void kernels::amax_out_cpu(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim, const Tensor& out) {

@@ -94,16 +94,18 @@ void accumulate_rows(const char* op, const Tensor& self, int64_t dim, ScalarType
 
 }  // namespace
 
+// cumsum and cumprod accumulate in out's dtype (the result's, dtype='s, an out= target's or, in place,
+// self's), which may not be bool, as PyTorch.
 void kernels::cumsum_out_cpu(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, const Tensor& out) {
   check_inplace_dtype(self, dtype, out);
-  accumulate_rows("cumsum", self, dim, kernels::cumsum_compute_dtype(self, dim, dtype), out, 0,
-                  [](auto a, auto b) { return a + b; });
+  if (out.scalar_type() == ScalarType::Bool) throw_dtype_not_implemented("cumsum_out_cpu", ScalarType::Bool);
+  accumulate_rows("cumsum", self, dim, out.scalar_type(), out, 0, [](auto a, auto b) { return a + b; });
 }
 
 void kernels::cumprod_out_cpu(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, const Tensor& out) {
   check_inplace_dtype(self, dtype, out);
-  accumulate_rows("cumprod", self, dim, kernels::cumprod_compute_dtype(self, dim, dtype), out, 1,
-                  [](auto a, auto b) { return a * b; });
+  if (out.scalar_type() == ScalarType::Bool) throw_dtype_not_implemented("cumprod_out_cpu", ScalarType::Bool);
+  accumulate_rows("cumprod", self, dim, out.scalar_type(), out, 1, [](auto a, auto b) { return a * b; });
 }
 
 std::array<TensorMeta, 2> meta::scan_indices_meta(const Tensor& self, int64_t dim) {

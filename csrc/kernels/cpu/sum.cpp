@@ -83,7 +83,9 @@ void sum_rows(const T* in, T* out, int64_t nout, int64_t row) {
 
 void kernels::sum_out_cpu(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim,
                           std::optional<ScalarType> dtype, const Tensor& out) {
-  const ScalarType t = kernels::sum_dim_IntList_compute_dtype(self, dim, keepdim, dtype);
+  // PyTorch sums in out's dtype: the result's, dtype= (out must then match it) or an out= target's.
+  const ScalarType t = out.scalar_type();
+  (void)dtype;
   int64_t ndim = self.dim();
   uint64_t mask = 0;
   if (!dim.has_value() || dim->empty()) {
