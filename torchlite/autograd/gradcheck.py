@@ -64,7 +64,7 @@ def _numerical_jacobian(func, inputs, diff_idx, outputs, eps):
 
 def _analytical_jacobian(outputs, inputs, diff_idx):
     """Same layout, one backward pass per output element; also checks each gradient's shape and dtype."""
-    from .. import zeros_like
+    from .. import zeros
     from . import grad as autograd_grad
 
     jac = {}
@@ -74,8 +74,8 @@ def _analytical_jacobian(outputs, inputs, diff_idx):
         rows = {i: np.zeros((o.numel(), inputs[i].numel())) for i in diff_idx}
         if o.requires_grad:
             for r in range(o.numel()):
-                g = zeros_like(o)
-                np.asarray(g).reshape(-1)[r] = 1  # zeros_like is contiguous
+                g = zeros(tuple(o.shape), dtype=o.dtype)  # contiguous, so the flat view writes through
+                np.asarray(g).reshape(-1)[r] = 1
                 grads = autograd_grad((o,), diff_inputs, (g,), retain_graph=True, allow_unused=True)
                 for i, gi in zip(diff_idx, grads):
                     if gi is None:
@@ -128,12 +128,12 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
         bad = ~(np.abs(a - n) <= atol + rtol * np.abs(n))
         bad &= ~(np.isnan(a) & np.isnan(n))
         if bad.any():
-            err = np.where(bad, np.abs(a - n), 0)
-            r, c = np.unravel_index(int(np.nanargmax(err)), err.shape)
+            err = np.where(bad, np.nan_to_num(np.abs(a - n), nan=np.inf), -1.0)  # NaN on one side: worst
+            r, c = np.unravel_index(int(np.argmax(err)), err.shape)
             in_idx = tuple(int(v) for v in np.unravel_index(c, tuple(inputs[i].shape))) if inputs[i].dim() else ()
             out_idx = tuple(int(v) for v in np.unravel_index(r, tuple(outputs[k].shape))) if outputs[k].dim() else ()
             msg = (f"Jacobian mismatch for output {k} with respect to input {i}: at input element {in_idx} "
-                   f"(output element {out_idx}) analytical {a[r, c]!r} vs numerical {n[r, c]!r} "
+                   f"(output element {out_idx}) analytical {float(a[r, c])!r} vs numerical {float(n[r, c])!r} "
                    f"(atol={atol}, rtol={rtol}); {int(bad.sum())} of {bad.size} entries differ.\n"
                    f"numerical:\n{n}\nanalytical:\n{a}\n")
             return _fail(msg, raise_exception)
