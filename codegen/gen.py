@@ -288,6 +288,7 @@ class PySigCtx:
     out_index: int
     statics: list[str]
     out_count: int = 1
+    requires_grad_index: int = -1  # factories: the Python-only requires_grad= argument
     ret_type: str = ""  # C++ variable of the named-tuple type of the result ("" for none)
     out_ret_type: str = ""  # and of the out= result
 
@@ -342,6 +343,7 @@ def py_name_context(g: PyName) -> PyNameCtx:
             targets = [f"p.tensor({out_index})"] if nret == 1 else [f"outs[{k}]" for k in range(nret)]
             out_call = f"torchlite::{nf.name}_out({', '.join(targets + call_args)})"
         ctx = PySigCtx(f"{g.name}{sig.display}", str(nf.schema), args, call, out_call, out_index, statics, nret)
+        ctx.requires_grad_index = index.get("requires_grad", -1) if any(p.python_only for p in sig.params) else -1
         if nret > 1:
             # Named returns give PyTorch's named tuple (torchlite.return_types.max, .max_out for out=),
             # unnamed ones a plain tuple.

@@ -29,6 +29,7 @@ class PyParam:
     default: str | None
     kwonly: bool
     is_out: bool = False
+    python_only: bool = False  # requires_grad= of factories: applied to the result, not passed to C++
 
     @property
     def display(self) -> str:
@@ -77,7 +78,16 @@ def _params(nf: NativeFunction, kind: str) -> list[PyParam]:
         # Several returns: out= takes a tuple of that many tensors (torch.max(x, 0, out=(values, indices))).
         t = Type("Tensor", is_list=True, size=n, optional=True) if n > 1 else Type("Tensor", optional=True)
         out.append(PyParam("out", t, "None", True, is_out=True))
+    if takes_requires_grad(nf, kind):
+        out.append(PyParam("requires_grad", Type("bool"), "False", True, python_only=True))
     return out
+
+
+def takes_requires_grad(nf: NativeFunction, kind: str) -> bool:
+    """Factories (a keyword-only `Device? device`) take PyTorch's `requires_grad=False` in Python."""
+    d = nf.schema.arg("device")
+    return (kind in ("function", "method") and d is not None and d.type.base == "Device" and d.kwonly
+            and not nf.name.startswith("_"))
 
 
 def _rank(t: Type) -> int:

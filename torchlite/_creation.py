@@ -62,8 +62,8 @@ def _flatten(data, out):
             _flatten(item, out)
 
 
-def tensor(data, *, dtype=None, device=None):
-    """torchlite.tensor(data, *, dtype=None, device=None): a new tensor copied from data.
+def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    """torchlite.tensor(data, *, dtype=None, device=None, requires_grad=False): a new tensor copied from data.
 
     data is a number, a (nested) sequence of numbers, a NumPy array or a tensor.
     Without dtype, Python floats give the default dtype, ints int64, bools bool;
@@ -105,7 +105,9 @@ def tensor(data, *, dtype=None, device=None):
     if device is not None and _C.device(device).type != "cpu":
         raise RuntimeError("CUDA is not available: torchlite.tensor(..., device='cuda') comes with the CUDA issue")
     if src is data or src.dtype is not target:
-        return _C._to_dtype(src, target)
+        src = _C._to_dtype(src, target)
+    if requires_grad:
+        src.requires_grad_()
     return src
 
 

@@ -72,6 +72,7 @@ void set_history(const Tensor& t, const std::shared_ptr<Node>& node, uint32_t ou
 }
 
 void rebase_history(const Tensor& t, const std::shared_ptr<Node>& node) {
+  if (!is_floating_type(t.scalar_type())) return;  // an integer tensor written in place stays a leaf
   AutogradMeta& m = materialize_meta(t);
   m.grad_fn_ = node;
   m.output_nr_ = 0;

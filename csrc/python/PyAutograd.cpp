@@ -265,4 +265,9 @@ void tensor_set_grad(const Tensor& t, PyObject* value) {
 
 PyObject* tensor_get_grad_fn(const Tensor& t) { return node_object(autograd::grad_fn(t)); }
 
+Tensor requires_grad_if(bool requires_grad, Tensor t) {
+  if (requires_grad) autograd::set_requires_grad(t, true);
+  return t;
+}
+
 }  // namespace torchlite::python

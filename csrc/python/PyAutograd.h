@@ -16,5 +16,7 @@ PyObject* node_object(const std::shared_ptr<autograd::Node>& node);  // new refe
 PyObject* tensor_get_grad(const Tensor& t);                          // new reference
 void tensor_set_grad(const Tensor& t, PyObject* value);              // raises torchlite::Error
 PyObject* tensor_get_grad_fn(const Tensor& t);                       // new reference
+// A factory's requires_grad=True: sets it on the new tensor (floating dtypes only, as PyTorch).
+Tensor requires_grad_if(bool requires_grad, Tensor t);
 
 }  // namespace torchlite::python

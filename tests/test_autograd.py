@@ -1,0 +1,365 @@
+"""The autograd engine and its Python API, with PyTorch's behaviour and messages.
+
+The formulas themselves are checked op by op in tests/test_autograd_ops.py; this file checks what the
+engine does with them: accumulation, retain_graph, create_graph, inputs=, hooks, grad mode, the errors
+PyTorch raises, and that graphs are freed."""
+import gc
+import threading
+
+import numpy as np
+import pytest
+
+import torchlite as tl
+
+
+def leaf(*values, dtype=tl.float64):
+    return tl.tensor(list(values), dtype=dtype, requires_grad=True)
+
+
+def np_(t):
+    return np.asarray(t.detach())
+
+
+# ------------------------------------------------------------------ basics
+
+def test_mul_backward_accumulates_into_leaves():
+    x, w = leaf(1.0, 2.0, 3.0), leaf(4.0, 5.0, 6.0)
+    y = x * w
+    assert y.requires_grad and not y.is_leaf and x.is_leaf
+    assert y.grad_fn.name() == "MulBackward0"
+    y.backward(tl.ones_like(y))
+    np.testing.assert_array_equal(np_(x.grad), [4, 5, 6])
+    np.testing.assert_array_equal(np_(w.grad), [1, 2, 3])
+    (x * w).backward(tl.ones_like(y))  # a second graph: gradients add up
+    np.testing.assert_array_equal(np_(x.grad), [8, 10, 12])
+    assert x.grad is x.grad and not x.grad.requires_grad
+
+
+def test_broadcast_gradients_are_summed_to_the_input_shape():
+    x = tl.tensor([[1.0], [2.0]], requires_grad=True)  # (2, 1)
+    w = tl.tensor([1.0, 10.0, 100.0], requires_grad=True)  # (3,)
+    y = x * w  # (2, 3)
+    y.backward(tl.ones_like(y))
+    assert tuple(x.grad.shape) == (2, 1) and tuple(w.grad.shape) == (3,)
+    np.testing.assert_array_equal(np_(x.grad), [[111], [111]])
+    np.testing.assert_array_equal(np_(w.grad), [3, 3, 3])
+
+
+def test_gradient_is_cast_to_the_input_dtype():
+    x = leaf(1.0, 2.0, dtype=tl.float32)
+    w = leaf(3.0, 4.0, dtype=tl.float64)
+    y = x * w  # float64
+    y.backward(tl.ones_like(y))
+    assert x.grad.dtype == tl.float32 and w.grad.dtype == tl.float64
+    np.testing.assert_array_equal(np_(x.grad), [3, 4])
+
+
+def test_grad_fn_graph_and_saved_values():
+    x, w = leaf(1.0, 2.0), leaf(3.0, 4.0)
+    y = (x * w).exp()
+    assert y.grad_fn.name() == "ExpBackward0"
+    (mul, nr), = y.grad_fn.next_functions
+    assert mul.name() == "MulBackward0" and nr == 0
+    acc_x, acc_w = [f for f, _ in mul.next_functions]
+    assert acc_x.name() == "AccumulateGrad" and acc_x.variable is x and acc_w.variable is w
+    assert mul._saved_self is x and mul._saved_other is w
+    np.testing.assert_array_equal(np_(y.grad_fn._saved_result), np_(y))
+    with pytest.raises(AttributeError):
+        mul._saved_nothing
+    assert y.grad_fn is y.grad_fn
+    assert "grad_fn=<ExpBackward0>" in repr(y)
+
+
+def test_only_what_a_needed_formula_reads_is_saved():
+    x = leaf(1.0, 2.0)
+    c = tl.tensor([3.0, 4.0])  # no grad: mul's formula for other (grad * self) never runs
+    y = x * c
+    assert y.grad_fn._saved_other is c
+    assert y.grad_fn._saved_self is None
+
+
+def test_integer_results_do_not_require_grad():
+    x = leaf(1.5, -2.5)
+    assert not (x > 0).requires_grad
+    assert not x.floor_divide(x).long().requires_grad
+
+
+def test_no_grad_enable_grad_set_grad_enabled():
+    x = leaf(1.0)
+    with tl.no_grad():
+        assert not tl.is_grad_enabled()
+        assert not (x * 2).requires_grad
+        with tl.enable_grad():
+            assert (x * 2).requires_grad
+    assert tl.is_grad_enabled()
+
+    @tl.no_grad()
+    def f(t):
+        return t * 2
+
+    assert not f(x).requires_grad
+    tl.set_grad_enabled(False)
+    try:
+        assert not (x * 2).requires_grad
+    finally:
+        tl.set_grad_enabled(True)
+    with tl.set_grad_enabled(False):
+        assert not tl.is_grad_enabled()
+    assert tl.is_grad_enabled()
+    with tl.inference_mode():
+        assert not (x * 2).requires_grad and tl.is_inference_mode_enabled()
+    assert not tl.is_inference_mode_enabled()
+
+
+def test_detach_and_requires_grad():
+    x = leaf(1.0, 2.0)
+    y = x * 2
+    d = y.detach()
+    assert not d.requires_grad and d.is_leaf and d.grad_fn is None
+    assert d._version == y._version
+    y2 = x * 3
+    y2.detach_()
+    assert y2.grad_fn is None and not y2.requires_grad
+    with pytest.raises(RuntimeError, match="only Tensors of floating point"):
+        tl.tensor([1, 2]).requires_grad_()
+    with pytest.raises(RuntimeError, match="you can only change requires_grad flags of leaf variables"):
+        y.requires_grad = False
+    z = tl.tensor([1.0])
+    z.requires_grad = True
+    assert z.requires_grad
+    assert tl.ones(2, requires_grad=True).requires_grad
+
+
+# ------------------------------------------------------------------ errors PyTorch raises
+
+def test_backward_twice_without_retain_graph():
+    x = leaf(1.0, 2.0)
+    y = x.exp()
+    y.backward(tl.ones_like(y), retain_graph=True)
+    y.backward(tl.ones_like(y))
+    np.testing.assert_allclose(np_(x.grad), 2 * np.exp([1.0, 2.0]))
+    with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time"):
+        y.backward(tl.ones_like(y))
+
+
+def test_non_scalar_backward_needs_a_gradient():
+    y = leaf(1.0, 2.0) * 2
+    with pytest.raises(RuntimeError, match="grad can be implicitly created only for scalar outputs"):
+        y.backward()
+    with pytest.raises(RuntimeError, match=r"Mismatch in shape: grad_output\[0\] has a shape of"):
+        y.backward(tl.ones(3, dtype=tl.float64))
+
+
+def test_backward_of_a_tensor_without_grad():
+    with pytest.raises(RuntimeError, match="does not require grad and does not have a grad_fn"):
+        tl.tensor([1.0]).backward(tl.tensor([1.0]))
+
+
+def test_inplace_on_a_leaf_that_requires_grad():
+    x = leaf(1.0, 2.0)
+    with pytest.raises(RuntimeError, match="a leaf Variable that requires grad is being used in an in-place"):
+        x.mul_(2)
+    with tl.no_grad():
+        x.mul_(2)  # allowed without grad mode
+    np.testing.assert_array_equal(np_(x), [2, 4])
+
+
+def test_modified_saved_tensor_is_detected():
+    x = leaf(1.0, 2.0)
+    y = x * 1
+    z = y.exp()
+    y.add_(1)  # z saved its output, not y; y's own use below is saved by mul
+    w = y * y
+    z.backward(tl.ones_like(z))  # fine: exp saved its result
+    y.add_(1)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        w.backward(tl.ones_like(w))
+    e = x.exp()
+    e.add_(1)
+    with pytest.raises(RuntimeError, match=r"which is output 0 of ExpBackward0, is at version 1; expected version 0"):
+        e.grad_fn.next_functions  # still fine
+        e.backward(tl.ones_like(e))
+
+
+def test_inplace_on_a_non_leaf_records():
+    x = leaf(1.0, 2.0)
+    y = x * 1
+    y.mul_(x)  # y = x * x
+    assert y.grad_fn.name() == "MulBackward0"
+    y.backward(tl.ones_like(y))
+    np.testing.assert_array_equal(np_(x.grad), [2, 4])
+    z = x * 1
+    z.exp_()
+    z.backward(tl.ones_like(z))
+    np.testing.assert_allclose(np_(x.grad), [2, 4] + np.exp([1.0, 2.0]))
+
+
+def test_out_refuses_inputs_that_require_grad():
+    x = leaf(1.0, 2.0)
+    with pytest.raises(RuntimeError, match=r"mul\(\): functions with out=\.\.\. arguments don't support automatic"):
+        tl.mul(x, x, out=tl.empty(2, dtype=tl.float64))
+    with tl.no_grad():
+        tl.mul(x, x, out=tl.empty(2, dtype=tl.float64))
+
+
+def test_grad_assignment_checks():
+    x = leaf(1.0, 2.0)
+    x.grad = tl.ones(2, dtype=tl.float64)
+    np.testing.assert_array_equal(np_(x.grad), [1, 1])
+    with pytest.raises(RuntimeError, match="assigned grad has data of a different size"):
+        x.grad = tl.ones(3, dtype=tl.float64)
+    with pytest.raises(RuntimeError, match="assigned grad has data of a different type"):
+        x.grad = tl.ones(2, dtype=tl.float32)
+    x.grad = None
+    assert x.grad is None
+
+
+# ------------------------------------------------------------------ autograd.grad, inputs=, create_graph
+
+def test_autograd_grad_returns_without_accumulating():
+    x, w = leaf(1.0, 2.0), leaf(3.0, 4.0)
+    y = x * w
+    gx, = tl.autograd.grad(y, x, tl.ones_like(y))
+    np.testing.assert_array_equal(np_(gx), [3, 4])
+    assert x.grad is None and w.grad is None
+    u = leaf(5.0)
+    with pytest.raises(RuntimeError, match="appears to not have been used in the graph"):
+        tl.autograd.grad(x * w, (x, u), tl.ones(2, dtype=tl.float64))
+    gx, gu = tl.autograd.grad(x * w, (x, u), tl.ones(2, dtype=tl.float64), allow_unused=True)
+    assert gu is None
+    gx, gu = tl.autograd.grad(x * w, (x, u), tl.ones(2, dtype=tl.float64), materialize_grads=True)
+    np.testing.assert_array_equal(np_(gu), [0])
+
+
+def test_grad_of_a_non_leaf_input():
+    x = leaf(1.0, 2.0)
+    h = x * 3
+    y = h * h
+    gh, = tl.autograd.grad(y, h, tl.ones_like(y))
+    np.testing.assert_array_equal(np_(gh), [6, 12])
+
+
+def test_backward_inputs_accumulates_only_there():
+    x, w = leaf(1.0, 2.0), leaf(3.0, 4.0)
+    y = x * w
+    y.backward(tl.ones_like(y), inputs=[w])
+    assert x.grad is None
+    np.testing.assert_array_equal(np_(w.grad), [1, 2])
+    with pytest.raises(RuntimeError, match="cannot be empty"):
+        (x * w).backward(tl.ones_like(y), inputs=[])
+
+
+def test_create_graph_gives_second_derivatives():
+    x = leaf(0.5, 1.5)
+    y = x * x * x
+    g, = tl.autograd.grad(y, x, tl.ones_like(y), create_graph=True)  # 3x^2
+    assert g.requires_grad
+    np.testing.assert_allclose(np_(g), 3 * np.array([0.5, 1.5]) ** 2)
+    g2, = tl.autograd.grad(g, x, tl.ones_like(g))  # 6x
+    np.testing.assert_allclose(np_(g2), 6 * np.array([0.5, 1.5]))
+    z = x.sin()
+    z.backward(tl.ones_like(z), create_graph=True)
+    assert x.grad.requires_grad  # .grad keeps its history
+
+
+# ------------------------------------------------------------------ hooks
+
+def test_tensor_hooks_and_retain_grad():
+    x = leaf(1.0, 2.0)
+    h = x * 2
+    seen = []
+    handle = h.register_hook(lambda g: seen.append(np_(g).copy()))
+    h.register_hook(lambda g: g * 10)  # replaces the gradient flowing on
+    h.retain_grad()
+    y = h * 3
+    y.backward(tl.ones_like(y))
+    np.testing.assert_array_equal(seen[0], [3, 3])
+    np.testing.assert_array_equal(np_(h.grad), [30, 30])  # retain_grad sees the hooked gradient
+    np.testing.assert_array_equal(np_(x.grad), [60, 60])
+    handle.remove()
+    h2 = x * 2
+    h2.register_hook(lambda g: seen.append("again"))
+    (h2 * 1).backward(tl.ones(2, dtype=tl.float64))
+    assert seen[-1] == "again" and len(seen) == 2
+    with pytest.raises(RuntimeError, match="cannot register a hook on a tensor that doesn't require gradient"):
+        tl.ones(2).register_hook(lambda g: g)
+    with pytest.raises(RuntimeError, match="can't retain_grad on Tensor that has requires_grad=False"):
+        tl.ones(2).retain_grad()
+
+
+def test_leaf_hooks_run_before_accumulation():
+    x = leaf(1.0, 2.0)
+    x.register_hook(lambda g: g * 2)
+    calls = []
+    x.register_post_accumulate_grad_hook(lambda t: calls.append(np_(t.grad).copy()))
+    (x * 1).backward(tl.ones(2, dtype=tl.float64))
+    np.testing.assert_array_equal(np_(x.grad), [2, 2])
+    np.testing.assert_array_equal(calls[0], [2, 2])
+    with pytest.raises(RuntimeError, match="post accumulate grad hooks cannot be registered on non-leaf"):
+        (x * 1).register_post_accumulate_grad_hook(lambda t: None)
+
+
+def test_node_hooks():
+    x = leaf(1.0, 2.0)
+    y = x * 2
+    got = {}
+
+    def post(grad_inputs, grad_outputs):
+        got["in"], got["out"] = grad_inputs, grad_outputs
+
+    y.grad_fn.register_hook(post)
+    y.grad_fn.register_prehook(lambda gouts: (gouts[0] * 5,))
+    y.backward(tl.ones_like(y))
+    np.testing.assert_array_equal(np_(got["out"][0]), [5, 5])
+    np.testing.assert_array_equal(np_(x.grad), [10, 10])
+
+
+# ------------------------------------------------------------------ memory and threads
+
+def test_graph_and_saved_tensors_are_freed():
+    def counts():
+        gc.collect()
+        return tl._C._autograd_live_counts()
+
+    w = leaf(*([0.5] * 16))
+    before = counts()
+    for _ in range(200):
+        y = (w * w).exp() * w
+        y.backward(tl.ones_like(y))
+    del y
+    after = counts()
+    assert after["nodes"] <= before["nodes"] + 1, (before, after)  # w's AccumulateGrad may stay alive
+    assert after["tensors"] <= before["tensors"] + 2, (before, after)  # w.grad
+
+
+def test_saved_tensors_are_released_after_backward():
+    x = leaf(1.0, 2.0)
+    y = x.exp()
+    n_before = tl._C._autograd_live_counts()["tensors"]
+    y.backward(tl.ones_like(y))
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        y.grad_fn._saved_result
+    assert tl._C._autograd_live_counts()["tensors"] <= n_before + 1  # x.grad is the only new tensor
+
+
+def test_backward_from_several_threads():
+    errors = []
+
+    def work(seed):
+        try:
+            rng = np.random.default_rng(seed)
+            for _ in range(50):
+                a = rng.uniform(-1, 1, size=(8, 8))
+                x = tl.tensor(a, requires_grad=True)
+                y = (x * x).sin()
+                y.backward(tl.ones_like(y))
+                np.testing.assert_allclose(np_(x.grad), 2 * a * np.cos(a * a), rtol=1e-12)
+        except Exception as e:  # noqa: BLE001
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(s,)) for s in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
