@@ -2,7 +2,9 @@
 
   generate [--out DIR]   validate native_functions.yaml and write generated/ (changed files only)
   check                  validate only
-  audit                  list every op's derivative formulas and test notes
+  audit [--json PATH] [--report PATH] [--no-run]
+                         every differentiable op's formulas, saved values and checks (run now);
+                         the Markdown report goes to docs/autograd_audit.md by default
 """
 from __future__ import annotations
 
@@ -23,6 +25,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--yaml", default=os.path.join(ROOT, "native_functions.yaml"))
     ap.add_argument("--out", default=os.path.join(ROOT, "generated"))
     ap.add_argument("--quiet", action="store_true")
+    ap.add_argument("--json", help="audit: also write the audit as JSON here")
+    ap.add_argument("--report", default=os.path.join(ROOT, "docs", "autograd_audit.md"),
+                    help="audit: the Markdown report (default docs/autograd_audit.md)")
+    ap.add_argument("--no-run", action="store_true", help="audit: do not run the checks")
     args = ap.parse_args(argv)
     try:
         if args.command == "generate":
@@ -34,17 +40,8 @@ def main(argv: list[str] | None = None) -> int:
             fns = load(args.yaml)
             print(f"codegen: {len(fns)} operator overloads OK")
         else:
-            for nf in load(args.yaml):
-                print(f"{nf.schema}    [native_functions.yaml:{nf.line}]")
-                if nf.composite:
-                    print("    composite: gradients flow through the ops it calls")
-                for d in nf.derivatives:
-                    print(f"    {', '.join(d.inputs)}: {d.formula}")
-                if nf.nondiff:
-                    print(f"    nondiff: {', '.join(nf.nondiff)}")
-                for k in ("xfail", "not_twice_differentiable"):
-                    if getattr(nf.test, k):
-                        print(f"    {k}: {getattr(nf.test, k)}")
+            from .audit import main as audit_main
+            return audit_main(args.yaml, args.json, args.report, run=not args.no_run)
     except SchemaError as e:
         print(f"error: {e}", file=sys.stderr)
         return 1

@@ -144,6 +144,7 @@ class SavedMember:
     when: str = "input"  # "input" (saved before the kernel runs) or "output" (after)
     is_tensor: bool = False
     release: str | None = None  # statement freeing it
+    kind: str = "value"  # value (a number, list or string argument), tensor, output, metadata
 
 
 
@@ -180,6 +181,16 @@ class AutogradCtx:
     # original self is saved (the in-place variant clones it first), else "".
     self_condition: str
     index_of: dict[str, int] = field(default_factory=dict)  # differentiable input -> its index
+
+
+def node_indices(functions: list[NativeFunction]) -> dict[str, int]:
+    """Full name -> k of XBackward<k>: the position among the name's differentiable overloads."""
+    out, seen = {}, {}
+    for nf in functions:
+        if nf.differentiable:
+            out[nf.schema.full_name] = seen.get(nf.name, 0)
+            seen[nf.name] = seen.get(nf.name, 0) + 1
+    return out
 
 
 def node_name(nf: NativeFunction, index: int) -> str:
@@ -358,23 +369,24 @@ def autograd_context(nf: NativeFunction, index: int, helpers: set[str], op_names
                     f"{n}_", "std::vector<autograd::SavedVariable>",
                     [f"for (const auto& t : {n}) node->{n}_.emplace_back(t.has_value() ? *t : Tensor(), false);"],
                     cond, f"std::vector<std::optional<Tensor>> {n} = autograd::unpack_optional_list({n}_);",
-                    n, is_tensor=True, release=f"{n}_.clear();"))
+                    n, is_tensor=True, release=f"{n}_.clear();", kind="tensor"))
             elif t.is_list:
                 members.append(SavedMember(
                     f"{n}_", "std::vector<autograd::SavedVariable>",
                     [f"for (const Tensor& t : {n}) node->{n}_.emplace_back(t, false);"],
                     cond, f"std::vector<Tensor> {n} = autograd::unpack_list({n}_);",
-                    n, is_tensor=True, release=f"{n}_.clear();"))
+                    n, is_tensor=True, release=f"{n}_.clear();", kind="tensor"))
             elif t.optional:
                 members.append(SavedMember(
                     f"{n}_", "autograd::SavedVariable",
                     [f"if ({n}.has_value()) node->{n}_ = autograd::SavedVariable(*{n}, false);"], cond,
                     f"std::optional<Tensor> {n} = autograd::unpack_optional({n}_);", n, is_tensor=True,
-                    release=f"{n}_.reset();"))
+                    release=f"{n}_.reset();", kind="tensor"))
             else:
                 members.append(SavedMember(
                     f"{n}_", "autograd::SavedVariable", [f"node->{n}_ = autograd::SavedVariable({n}, false);"],
-                    cond, f"Tensor {n} = {n}_.unpack();", n, is_tensor=True, release=f"{n}_.reset();"))
+                    cond, f"Tensor {n} = {n}_.unpack();", n, is_tensor=True, release=f"{n}_.reset();",
+                    kind="tensor"))
         else:
             try:
                 decl, save, local = _value_member(a)
@@ -388,7 +400,7 @@ def autograd_context(nf: NativeFunction, index: int, helpers: set[str], op_names
             [f"node->result{i}_ = autograd::SavedVariable(out{i}, /*is_output=*/{'false' if i in _nondiff_output_indices(nf) else 'true'});"],
             condition(r), f"Tensor result{i} = result{i}_.unpack(shared_from_this());",
             f"result{i}" if len(s.returns) > 1 else "result", when="output", is_tensor=True,
-            release=f"result{i}_.reset();"))
+            release=f"result{i}_.reset();", kind="output"))
     for r in sorted(x for x in all_reads if x.startswith("meta:")):
         _, owner, meth = r.split(":")
         decl, read, view = METADATA[meth]
@@ -397,7 +409,7 @@ def autograd_context(nf: NativeFunction, index: int, helpers: set[str], op_names
         src = owner if i is None else f"out{i}"
         local = f"{view} {member} = {member}_;" if view else f"const {decl}& {member} = {member}_;"
         members.append(SavedMember(f"{member}_", decl, [f"node->{member}_ = {read.format(t=src)};"], None, local,
-                                   member, when="input" if i is None else "output"))
+                                   member, when="input" if i is None else "output", kind="metadata"))
 
     # Which locals each formula needs.
     local_of = {}

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import jinja2
 
 from . import cpp
-from .autograd import AutogradCtx, autograd_context
+from .autograd import AutogradCtx, autograd_context, node_indices
 from .expr import tokenize
 from .load import dtype_category, dtype_list, load, load_helpers, named_returns
 from .model import NativeFunction
@@ -407,11 +407,7 @@ def generate(yaml_path: str, out_dir: str, with_cuda_sources: bool = True) -> Wr
         firsts.update(cpp.first_defaults(schemas))
     formula_helpers = set(helpers.get("formula_helpers", {}))
     op_names = {nf.name for nf in functions}
-    node_index, seen = {}, {}
-    for nf in functions:  # XBackward0, XBackward1, ... over an op name's differentiable overloads
-        if nf.differentiable:
-            node_index[nf.schema.full_name] = seen.get(nf.name, 0)
-            seen[nf.name] = seen.get(nf.name, 0) + 1
+    node_index = node_indices(functions)
     ops = [op_context(nf, firsts[nf.schema.full_name], node_index.get(nf.schema.full_name, 0), formula_helpers,
                       op_names) for nf in functions]
     cpu_sources, cuda_sources, py_sources = [], [], []

@@ -114,21 +114,34 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
             warnings.warn(f"Input #{i} requires gradient and is not a double precision floating point. "
                           "This check will likely fail if all the inputs are not of double precision floating "
                           "point.", stacklevel=2)
-    outputs = _outputs(func, inputs)
     if not check_backward_ad:
         return True
+    ok, _, msg = _check(func, inputs, eps, atol, rtol)
+    return True if ok else _fail(msg, raise_exception)
+
+
+def _check(func, inputs, eps=1e-6, atol=1e-5, rtol=1e-3):
+    """(passed, largest |analytical - numerical|, failure message) of func at inputs."""
+    Tensor = _tensor_type()
+    inputs = _as_tuple(inputs)
+    diff_idx = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
+    outputs = _outputs(func, inputs)
     numerical = _numerical_jacobian(func, inputs, diff_idx, outputs, eps)
     analytical, problems = _analytical_jacobian(outputs, inputs, diff_idx)
     if problems:
-        return _fail("Gradcheck failed: " + "; ".join(problems), raise_exception)
+        return False, float("inf"), "Gradcheck failed: " + "; ".join(problems)
+    max_err = 0.0
     for (k, i), n in numerical.items():
         a = analytical[(k, i)]
         if not outputs[k].dtype.is_floating_point:
             continue
-        bad = ~(np.abs(a - n) <= atol + rtol * np.abs(n))
-        bad &= ~(np.isnan(a) & np.isnan(n))
+        diff = np.abs(a - n)
+        both_nan = np.isnan(a) & np.isnan(n)
+        if diff.size:
+            max_err = max(max_err, float(np.max(np.where(both_nan, 0.0, np.nan_to_num(diff, nan=np.inf)))))
+        bad = ~(diff <= atol + rtol * np.abs(n)) & ~both_nan
         if bad.any():
-            err = np.where(bad, np.nan_to_num(np.abs(a - n), nan=np.inf), -1.0)  # NaN on one side: worst
+            err = np.where(bad, np.nan_to_num(diff, nan=np.inf), -1.0)  # NaN on one side: worst
             r, c = np.unravel_index(int(np.argmax(err)), err.shape)
             in_idx = tuple(int(v) for v in np.unravel_index(c, tuple(inputs[i].shape))) if inputs[i].dim() else ()
             out_idx = tuple(int(v) for v in np.unravel_index(r, tuple(outputs[k].shape))) if outputs[k].dim() else ()
@@ -136,8 +149,8 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
                    f"(output element {out_idx}) analytical {float(a[r, c])!r} vs numerical {float(n[r, c])!r} "
                    f"(atol={atol}, rtol={rtol}); {int(bad.sum())} of {bad.size} entries differ.\n"
                    f"numerical:\n{n}\nanalytical:\n{a}\n")
-            return _fail(msg, raise_exception)
-    return True
+            return False, max_err, msg
+    return True, max_err, ""
 
 
 def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=1e-3,
@@ -146,6 +159,13 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
                   check_fwd_over_rev=False, check_rev_over_rev=True, fast_mode=False, masked=False):
     """Checks second-order gradients: gradcheck of the function computing func's first gradients (with
     create_graph=True) with respect to the inputs and the grad_outputs."""
+    fn, all_inputs = _first_gradients(func, inputs, grad_outputs)
+    return gradcheck(fn, all_inputs, eps=eps, atol=atol, rtol=rtol, raise_exception=raise_exception)
+
+
+def _first_gradients(func, inputs, grad_outputs=None):
+    """(function of inputs + grad_outputs returning func's first gradients with create_graph=True, those
+    inputs): gradgradcheck is gradcheck of it."""
     from .. import randn
     from . import grad as autograd_grad
 
@@ -166,5 +186,4 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
         gs = autograd_grad(outs, diff, gos, create_graph=True, allow_unused=True)
         return tuple(g for g in gs if g is not None)
 
-    return gradcheck(first_grads, inputs + tuple(grad_outputs), eps=eps, atol=atol, rtol=rtol,
-                     raise_exception=raise_exception)
+    return first_grads, inputs + tuple(grad_outputs)
