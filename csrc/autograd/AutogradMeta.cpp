@@ -2,6 +2,7 @@
 
 #include <atomic>
 
+#include "autograd/CopySlices.h"
 #include "autograd/Functions.h"
 #include "core/TensorFactory.h"
 
@@ -73,6 +74,7 @@ void set_history(const Tensor& t, const std::shared_ptr<Node>& node, uint32_t ou
 
 void rebase_history(const Tensor& t, const std::shared_ptr<Node>& node) {
   if (!is_floating_type(t.scalar_type())) return;  // an integer tensor written in place stays a leaf
+  if (t.is_view()) return rebase_view_history(t, node);
   AutogradMeta& m = materialize_meta(t);
   m.grad_fn_ = node;
   m.output_nr_ = 0;

@@ -5,19 +5,16 @@
 
 namespace torchlite::autograd {
 
-static std::string op_label(const OpInfo& op) {
-  return str(op.name, op.overload[0] ? "." : "", op.overload);
-}
-
 void check_inplace(const OpInfo& op, const Tensor& self) {
   AutogradMeta* m = get_meta(self);
   TL_CHECK(!(m && !m->grad_fn_ && m->requires_grad_),
            "a leaf Variable that requires grad is being used in an in-place operation.");
   if (self.is_view()) {
-    throw_error(ErrorKind::NotImplemented,
-                str(op_label(op), "_: recording an in-place op on a view (of a tensor that requires grad, or "
-                                  "with an input that requires grad) is not supported yet; use the out-of-place op"));
+    AutogradMeta* b = get_meta(Tensor(self.impl()->view_base()));
+    TL_CHECK(!(b && !b->grad_fn_ && b->requires_grad_),
+             "a view of a leaf Variable that requires grad is being used in an in-place operation.");
   }
+  (void)op;
 }
 
 void throw_out_not_differentiable(const OpInfo& op) {

@@ -1,0 +1,60 @@
+#include "autograd/CopySlices.h"
+
+#include "autograd/AutogradMeta.h"
+#include "autograd/GradMode.h"
+#include "core/Error.h"
+#include "ops/as_strided.h"
+#include "ops/clone.h"
+#include "ops/copy.h"
+#include "ops/empty_strided.h"
+#include "ops/fill.h"
+
+namespace torchlite::autograd {
+
+CopySlices::CopySlices(const Tensor& base, const Tensor& view, std::shared_ptr<Node> fn)
+    : base_sizes_(base.sizes().vec()),
+      base_strides_(base.strides().vec()),
+      view_sizes_(view.sizes().vec()),
+      view_strides_(view.strides().vec()),
+      view_offset_(view.storage_offset() - base.storage_offset()),
+      fn_(std::move(fn)) {
+  add_input_meta(base);
+  // Input 0 of fn was the view's old value, whose gradient goes to the base's old history here.
+  next_edges_.push_back(gradient_edge(base));
+  for (size_t i = 1; i < fn_->next_edges().size(); ++i) next_edges_.push_back(fn_->next_edges()[i]);
+}
+
+variable_list CopySlices::apply(variable_list&& grads) {
+  const Tensor& grad = grads[0];
+  // The gradient in the base's layout, so the view's geometry addresses it.
+  Tensor result = empty_strided(base_sizes_, base_strides_, grad.scalar_type(), grad.device());
+  copy_(result, grad);
+  Tensor slice = as_strided(result, view_sizes_, view_strides_, view_offset_);
+  variable_list fn_grads = fn_->apply({clone(slice)});
+  variable_list out(num_outputs());
+  if (!fn_grads.empty() && fn_grads[0].defined()) {
+    copy_(slice, fn_grads[0]);
+  } else {
+    fill_(slice, 0);
+  }
+  out[0] = result;
+  for (size_t i = 1; i < out.size() && i < fn_grads.size(); ++i) out[i] = fn_grads[i];
+  return out;
+}
+
+void rebase_view_history(const Tensor& view, const std::shared_ptr<Node>& node) {
+  Tensor base(view.impl()->view_base());
+  auto slices = std::make_shared<CopySlices>(base, view, node);
+  AutogradMeta& bm = materialize_meta(base);
+  bm.grad_fn_ = slices;
+  bm.output_nr_ = 0;
+  bm.hooks_.reset();
+  // The view is now base.as_strided(...) of the base's new history.
+  Tensor fresh = as_strided(base, view.sizes(), view.strides(), view.storage_offset());
+  AutogradMeta& vm = materialize_meta(view);
+  vm.grad_fn_ = grad_fn(fresh);
+  vm.output_nr_ = 0;
+  vm.hooks_.reset();
+}
+
+}  // namespace torchlite::autograd
