@@ -44,6 +44,7 @@
 #include "kernels/unflatten_int.h"
 #include "kernels/vstack.h"
 #include "ops/_slice.h"
+#include "ops/arange_start_step.h"
 #include "ops/cat.h"
 #include "ops/clone.h"
 #include "ops/copy.h"
@@ -379,21 +380,22 @@ Tensor composite::tile(const Tensor& self, IntArrayRef dims) {
 }
 
 Tensor composite::flip(const Tensor& self, IntArrayRef dims) {
-  // A view walking the flipped dims backwards (negative strides stay internal), then a copy.
-  DimVector strides(self.strides());
-  int64_t offset = self.storage_offset();
+  // One index_select per flipped dim with the indices n-1 .. 0, so the result records
+  // its history like any other op's.
   // A 0-dim tensor has one dim to name (0 or -1), and nothing to flip.
   std::vector<bool> seen(static_cast<size_t>(std::max<int64_t>(self.dim(), 1)), false);
   for (int64_t dim : dims) {
     int64_t d = self.wrap_dim(dim);
     TL_CHECK(!seen[d], "dim ", d, " appears multiple times in the list of dims");
     seen[d] = true;
-    if (self.dim() == 0) continue;
-    if (self.sizes()[d] > 0) offset += (self.sizes()[d] - 1) * strides[d];
-    strides[d] = -strides[d];
   }
-  if (self.numel() == 0) return clone(self);
-  return clone(make_alias(self, self.sizes(), strides.ref(), offset));
+  Tensor result = self;
+  for (int64_t d = 0; d < self.dim(); ++d) {
+    const int64_t n = self.sizes()[d];
+    if (!seen[d] || n < 2) continue;
+    result = index_select(result, d, arange(n - 1, -1, -1, ScalarType::Int64, self.device()));
+  }
+  return result.is_same(self) ? clone(self) : result;
 }
 
 Tensor composite::fliplr(const Tensor& self) {
