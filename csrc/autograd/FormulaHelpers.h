@@ -110,7 +110,7 @@ Tensor norm_backward(const Tensor& grad, const Tensor& self, const std::optional
                      std::optional<IntArrayRef> dim, bool keepdim);
 // cumsum's backward: the cumulative sum of grad taken from the end of dim.
 Tensor cumsum_backward(const Tensor& grad, int64_t dim);
-// cumprod's backward, exact where self has zeros.
+// cumprod's backward, exact where self has zeros, and so is its own derivative.
 Tensor cumprod_backward(const Tensor& grad, const Tensor& self, int64_t dim, const Tensor& result);
 // cummax/cummin: grad summed into the positions indices point at.
 Tensor cummaxmin_backward(const Tensor& grad, const Tensor& self, const Tensor& indices, int64_t dim);

@@ -6,7 +6,7 @@
 #include "core/Scalar.h"
 #include "core/Tensor.h"
 
-namespace torchlite::autograd::detail {
+namespace torchlite::autograd::helper_detail {
 
 // A number as a 0-dim tensor that promotes as a Python number does (the result
 // keeps the other operand's dtype).
@@ -22,4 +22,4 @@ int64_t reduced_numel(IntArrayRef sizes, std::optional<IntArrayRef> dim);
 // when keepdim, or when the input was 0-dim).
 Tensor unsqueeze_reduced(const Tensor& x, int64_t ndim, std::optional<IntArrayRef> dim, bool keepdim);
 
-}  // namespace torchlite::autograd::detail
+}  // namespace torchlite::autograd::helper_detail

@@ -37,7 +37,7 @@
 
 namespace torchlite::autograd {
 
-using detail::number;
+using helper_detail::number;
 
 namespace {
 
@@ -110,7 +110,7 @@ Tensor index_put_values_backward(const Tensor& grad, ArrayRef<std::optional<Tens
 Tensor index_add_source_backward(const Tensor& grad, int64_t dim, const Tensor& index, const Tensor& source,
                                  const Scalar& alpha) {
   Tensor read = shaped_like(index_select(grad, dim, index), source.sizes());
-  return detail::is_one(alpha) ? read : mul(read, number(alpha));
+  return helper_detail::is_one(alpha) ? read : mul(read, number(alpha));
 }
 
 Tensor index_copy_source_backward(const Tensor& grad, int64_t dim, const Tensor& index, const Tensor& source) {

@@ -19,7 +19,7 @@
 
 namespace torchlite::autograd {
 
-using detail::number;
+using helper_detail::number;
 
 Tensor logit_backward(const Tensor& grad, const Tensor& self, std::optional<double> eps) {
   // PyTorch: a negative eps is no eps.

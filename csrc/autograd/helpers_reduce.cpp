@@ -10,9 +10,10 @@
 #include "ops/cat.h"
 #include "ops/cumprod.h"
 #include "ops/cumsum.h"
+#include "ops/arange_start_step.h"
 #include "ops/div_Tensor.h"
 #include "ops/eq_Tensor.h"
-#include "ops/flip.h"
+#include "ops/index_select.h"
 #include "ops/isnan.h"
 #include "ops/logical_and.h"
 #include "ops/logical_not.h"
@@ -37,12 +38,20 @@
 
 namespace torchlite::autograd {
 
-using detail::number;
-using detail::unsqueeze_reduced;
+using helper_detail::number;
+using helper_detail::unsqueeze_reduced;
 
 namespace {
 
 Tensor sum_all(const Tensor& x) { return sum(x, std::optional<ScalarType>()); }
+
+// x in reverse order along dim. (An index_select rather than flip, whose composite
+// does not record for autograd.)
+Tensor reversed(const Tensor& x, int64_t dim) {
+  int64_t n = x.size(dim);
+  Tensor backwards = arange(Scalar(n - 1), Scalar(int64_t(-1)), Scalar(int64_t(-1)), ScalarType::Int64, x.device());
+  return index_select(x, dim, backwards);
+}
 
 // x with 1 where `where` is true: a denominator that is safe where its quotient is
 // replaced anyway.
@@ -60,7 +69,7 @@ Tensor exclusive_cumprod(const Tensor& x, int64_t dim) {
 // those before it times the product of those after it (exact with zeros).
 Tensor product_of_others(const Tensor& x, int64_t dim) {
   if (x.size(dim) == 0) return x;
-  Tensor after = flip(exclusive_cumprod(flip(x, {dim}), dim), {dim});
+  Tensor after = reversed(exclusive_cumprod(reversed(x, dim), dim), dim);
   return mul(exclusive_cumprod(x, dim), after);
 }
 
@@ -127,7 +136,7 @@ Tensor value_selecting_reduction_backward(const Tensor& grad, int64_t dim, const
 
 Tensor var_backward(const Tensor& grad, const Tensor& self, std::optional<IntArrayRef> dim,
                     const std::optional<Scalar>& correction, bool keepdim) {
-  double n = static_cast<double>(detail::reduced_numel(self.sizes(), dim));
+  double n = static_cast<double>(helper_detail::reduced_numel(self.sizes(), dim));
   double dof = n - (correction.has_value() ? correction->to_double() : 1.0);
   // 2 / 0 is inf, as PyTorch: var itself is NaN or inf when dof <= 0.
   double scale = dof == 0 ? INFINITY : 2.0 / dof;
@@ -149,7 +158,7 @@ namespace {
 Tensor plus_mean_backward(Tensor spread_part, const Tensor& grad_mean, const Tensor& self,
                           std::optional<IntArrayRef> dim, bool keepdim) {
   if (!grad_mean.defined()) return spread_part;
-  double n = static_cast<double>(detail::reduced_numel(self.sizes(), dim));
+  double n = static_cast<double>(helper_detail::reduced_numel(self.sizes(), dim));
   Tensor mean_part = div(sum_backward(grad_mean, self.sizes(), dim, keepdim), number(n));
   return spread_part.defined() ? add(spread_part, mean_part) : mean_part;
 }
@@ -195,24 +204,41 @@ Tensor norm_backward(const Tensor& grad, const Tensor& self, const std::optional
 Tensor cumsum_backward(const Tensor& grad, int64_t dim) {
   if (grad.dim() == 0) return grad;
   int64_t d = grad.wrap_dim(dim);
-  return flip(cumsum(flip(grad, {d}), d), {d});
+  return reversed(cumsum(reversed(grad, d), d), d);
 }
+
+namespace {
+
+// cumprod's gradient. Output k is the product of x_0..x_k, so d out_k / d x_i (i <= k)
+// is the product of the others; with z the first zero of each slice along dim:
+//  - i < z: sum_{k >= i} grad_k out_k / x_i (outputs from z on are 0, as those products);
+//  - i = z: sum_{k >= z} grad_k c_k, with c the cumprod of x with x_z taken as 1;
+//  - i > z: x_z times the gradient of c at i (0; written so, its derivative in x_z is
+//    right, which makes double backward exact; `past_zero` = false stops there).
+// Each part is the same polynomial as the true gradient around x, so derivatives of
+// this formula are derivatives of the gradient.
+Tensor cumprod_grad(const Tensor& grad, const Tensor& self, int64_t d, const Tensor& result, bool past_zero) {
+  Tensor is_zero = eq(self, number(0));
+  Tensor zeros_so_far = cumsum(is_zero, d);
+  Tensor before_zero = eq(zeros_so_far, number(0));
+  Tensor first_zero = logical_and(is_zero, eq(zeros_so_far, number(1)));
+  Tensor before = div(cumsum_backward(mul(grad, result), d), one_where(logical_not(before_zero), self));
+  Tensor self_without_zero = masked_fill(self, first_zero, Scalar(int64_t(1)));
+  Tensor without_zero = cumprod(self_without_zero, d);
+  Tensor at_zero = cumsum_backward(mul(grad, without_zero), d);
+  Tensor g = add(where(before_zero, before, number(0)), where(first_zero, at_zero, number(0)));
+  if (!past_zero) return g;
+  Tensor after_zero = logical_and(logical_not(before_zero), logical_not(first_zero));
+  Tensor x_z = sum(where(first_zero, self, number(0)), IntArrayRef(d), /*keepdim=*/true, std::nullopt);
+  Tensor rest = cumprod_grad(grad, self_without_zero, d, without_zero, /*past_zero=*/false);
+  return add(g, where(after_zero, mul(x_z, rest), number(0)));
+}
+
+}  // namespace
 
 Tensor cumprod_backward(const Tensor& grad, const Tensor& self, int64_t dim, const Tensor& result) {
   if (self.dim() == 0) return grad;
-  int64_t d = self.wrap_dim(dim);
-  // Output k is the product of x_0..x_k, so d out_k / d x_i (i <= k) is the product of
-  // the others; with z the first zero along dim:
-  //  - i < z: sum_{k >= i} grad_k out_k / x_i (x_i is not 0; outputs from z on are 0, as the true terms);
-  //  - i = z: sum_{k >= z} grad_k times the cumprod with x_z taken as 1;
-  //  - i > z: 0 (every term has the factor x_z).
-  Tensor zeros_so_far = cumsum(eq(self, number(0)), d);
-  Tensor before_zero = eq(zeros_so_far, number(0));
-  Tensor first_zero = logical_and(eq(self, number(0)), eq(zeros_so_far, number(1)));
-  Tensor before = div(cumsum_backward(mul(grad, result), d), one_where(logical_not(before_zero), self));
-  Tensor skipping_zero = cumprod(masked_fill(self, first_zero, Scalar(int64_t(1))), d);
-  Tensor at_zero = cumsum_backward(mul(grad, skipping_zero), d);
-  return add(where(before_zero, before, number(0)), where(first_zero, at_zero, number(0)));
+  return cumprod_grad(grad, self, self.wrap_dim(dim), result, /*past_zero=*/true);
 }
 
 Tensor cummaxmin_backward(const Tensor& grad, const Tensor& self, const Tensor& indices, int64_t dim) {

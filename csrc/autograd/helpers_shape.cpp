@@ -33,7 +33,7 @@ namespace torchlite::autograd {
 
 // ------------------------------------------------------------------ shared pieces
 
-namespace detail {
+namespace helper_detail {
 
 Tensor number(const Scalar& s) { return scalar_to_tensor(s, /*wrapped=*/true); }
 
@@ -63,7 +63,7 @@ Tensor unsqueeze_reduced(const Tensor& x, int64_t ndim, std::optional<IntArrayRe
   return out;
 }
 
-}  // namespace detail
+}  // namespace helper_detail
 
 namespace {
 
@@ -99,7 +99,7 @@ bool may_overlap(IntArrayRef sizes, IntArrayRef strides) {
 // ------------------------------------------------------------------ reductions and expand
 
 Tensor sum_backward(const Tensor& grad, IntArrayRef sizes, std::optional<IntArrayRef> dim, bool keepdim) {
-  Tensor g = detail::unsqueeze_reduced(grad, static_cast<int64_t>(sizes.size()), dim, keepdim);
+  Tensor g = helper_detail::unsqueeze_reduced(grad, static_cast<int64_t>(sizes.size()), dim, keepdim);
   return expand(g, sizes);
 }
 
