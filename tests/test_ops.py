@@ -101,6 +101,12 @@ def _digamma(self):
     return np.where(pole, np.where(x == 0, -np.inf, np.nan), (lgamma(x + h) - lgamma(x - h)) / (2 * h))
 
 
+def _polygamma(n, self):
+    """scipy.special.polygamma, an independent float64 reference (scipy is optional)."""
+    special = pytest.importorskip("scipy.special", reason="scipy is not installed: it is polygamma's reference")
+    return special.polygamma(n, self)
+
+
 def _logit(self, eps):
     z = self if eps is None else np.clip(self, eps, 1 - eps)
     return np.log(z / (1 - z))
@@ -144,7 +150,7 @@ NUMPY_REFS = {
     "relu": lambda self: np.maximum(self, 0),
     "erf": np.vectorize(math.erf, otypes=[float]), "erfc": np.vectorize(math.erfc, otypes=[float]),
     "erfinv": _erfinv,
-    "lgamma": np.vectorize(lambda x: _lgamma(x), otypes=[float]), "digamma": _digamma,
+    "lgamma": np.vectorize(lambda x: _lgamma(x), otypes=[float]), "digamma": _digamma, "polygamma": _polygamma,
     "floor": np.floor, "ceil": np.ceil, "trunc": np.trunc, "round": lambda self: np.round(self),
     "round.decimals": lambda self, decimals: np.round(self, decimals),
     "frac": lambda self: self - np.trunc(self),
@@ -189,6 +195,7 @@ SCALAR_SAMPLES = {
     "weight": {"bool": True, "integral": 1, "floating": 0.3},
     "eps": {"bool": 0.1, "integral": 0.1, "floating": 0.1},
     "decimals": {"bool": 1, "integral": 1, "floating": 1},
+    "n": {"bool": 2, "integral": 2, "floating": 2},  # polygamma's order (3 would overflow float16 near 0.1)
     "non_blocking": {"bool": False, "integral": False, "floating": False},
     "nan": {"bool": 0.5, "integral": 0.5, "floating": 0.5},
     "posinf": {"bool": 100.0, "integral": 100.0, "floating": 100.0},

@@ -1,59 +1,156 @@
 #pragma once
-// Placeholder until the formula helpers land: every helper raises NotImplementedError.
+// The helpers that `derivatives:` formulas call (listed under `formula_helpers` in
+// codegen/helpers.yaml). Each is written only with torchlite ops, so a backward
+// pass that runs them with grad mode on records them, and double backward works.
+//
+// Calling convention (the generated backward Nodes call them so):
+//  - an op argument comes with the op's own C++ type (`int[1]? dim` is
+//    std::optional<IntArrayRef>, `Scalar? p` is const std::optional<Scalar>&...);
+//  - `grad`, `result` and named returns are tensors; `x.sizes()` is an IntArrayRef;
+//  - `grad` has the result's shape and dtype; the engine sums a returned gradient
+//    down to its input's shape and casts it to its dtype, so a helper may return a
+//    broadcast shape (masked_select_backward does);
+//  - a joint helper gets grad_input_mask and returns an undefined Tensor for an
+//    input that needs no gradient; an undefined incoming grad (an output nobody
+//    used) counts as zeros.
+#include <array>
+#include <optional>
+#include <string_view>
 #include <tuple>
 #include <vector>
-#include "core/Error.h"
+
+#include "core/Scalar.h"
 #include "core/Tensor.h"
+
 namespace torchlite::autograd {
-struct Unimplemented {
-  const char* name;
-  [[noreturn]] void fail() const { throw_error(ErrorKind::NotImplemented, str("formula helper ", name, " is not implemented yet")); }
-  operator Tensor() const { fail(); }
-  operator std::tuple<Tensor, Tensor>() const { fail(); }
-  operator std::vector<Tensor>() const { fail(); }
-};
-template <typename... A> Unimplemented sum_backward(A&&...) { return {"sum_backward"}; }
-template <typename... A> Unimplemented mm_mat1_backward(A&&...) { return {"mm_mat1_backward"}; }
-template <typename... A> Unimplemented mm_mat2_backward(A&&...) { return {"mm_mat2_backward"}; }
-template <typename... A> Unimplemented transpose_backward(A&&...) { return {"transpose_backward"}; }
-template <typename... A> Unimplemented conj(A&&...) { return {"conj"}; }
-template <typename... A> Unimplemented logit_backward(A&&...) { return {"logit_backward"}; }
-template <typename... A> Unimplemented threshold_backward(A&&...) { return {"threshold_backward"}; }
-template <typename... A> Unimplemented clamp_backward(A&&...) { return {"clamp_backward"}; }
-template <typename... A> Unimplemented polygamma(A&&...) { return {"polygamma"}; }
-template <typename... A> Unimplemented permute_backward(A&&...) { return {"permute_backward"}; }
-template <typename... A> Unimplemented sum_to_size(A&&...) { return {"sum_to_size"}; }
-template <typename... A> Unimplemented select_backward(A&&...) { return {"select_backward"}; }
-template <typename... A> Unimplemented slice_backward(A&&...) { return {"slice_backward"}; }
-template <typename... A> Unimplemented as_strided_backward(A&&...) { return {"as_strided_backward"}; }
-template <typename... A> Unimplemented unfold_backward(A&&...) { return {"unfold_backward"}; }
-template <typename... A> Unimplemented diagonal_backward(A&&...) { return {"diagonal_backward"}; }
-template <typename... A> Unimplemented cat_backward(A&&...) { return {"cat_backward"}; }
-template <typename... A> Unimplemented index_select_backward(A&&...) { return {"index_select_backward"}; }
-template <typename... A> Unimplemented gather_backward(A&&...) { return {"gather_backward"}; }
-template <typename... A> Unimplemented scatter_reduce_backward(A&&...) { return {"scatter_reduce_backward"}; }
-template <typename... A> Unimplemented scatter_value_reduce_backward(A&&...) { return {"scatter_value_reduce_backward"}; }
-template <typename... A> Unimplemented index_add_source_backward(A&&...) { return {"index_add_source_backward"}; }
-template <typename... A> Unimplemented index_copy_source_backward(A&&...) { return {"index_copy_source_backward"}; }
-template <typename... A> Unimplemented index_fill_value_backward(A&&...) { return {"index_fill_value_backward"}; }
-template <typename... A> Unimplemented index_put_self_backward(A&&...) { return {"index_put_self_backward"}; }
-template <typename... A> Unimplemented index_put_values_backward(A&&...) { return {"index_put_values_backward"}; }
-template <typename... A> Unimplemented index_backward(A&&...) { return {"index_backward"}; }
-template <typename... A> Unimplemented masked_select_backward(A&&...) { return {"masked_select_backward"}; }
-template <typename... A> Unimplemented masked_scatter_backward(A&&...) { return {"masked_scatter_backward"}; }
-template <typename... A> Unimplemented take_backward(A&&...) { return {"take_backward"}; }
-template <typename... A> Unimplemented prod_backward(A&&...) { return {"prod_backward"}; }
-template <typename... A> Unimplemented scale_grad_by_count(A&&...) { return {"scale_grad_by_count"}; }
-template <typename... A> Unimplemented restore_reduced_dims(A&&...) { return {"restore_reduced_dims"}; }
-template <typename... A> Unimplemented aminmax_backward(A&&...) { return {"aminmax_backward"}; }
-template <typename... A> Unimplemented evenly_distribute_backward(A&&...) { return {"evenly_distribute_backward"}; }
-template <typename... A> Unimplemented value_selecting_reduction_backward(A&&...) { return {"value_selecting_reduction_backward"}; }
-template <typename... A> Unimplemented var_backward(A&&...) { return {"var_backward"}; }
-template <typename... A> Unimplemented std_backward(A&&...) { return {"std_backward"}; }
-template <typename... A> Unimplemented var_mean_backward(A&&...) { return {"var_mean_backward"}; }
-template <typename... A> Unimplemented std_mean_backward(A&&...) { return {"std_mean_backward"}; }
-template <typename... A> Unimplemented norm_backward(A&&...) { return {"norm_backward"}; }
-template <typename... A> Unimplemented cumsum_backward(A&&...) { return {"cumsum_backward"}; }
-template <typename... A> Unimplemented cumprod_backward(A&&...) { return {"cumprod_backward"}; }
-template <typename... A> Unimplemented cummaxmin_backward(A&&...) { return {"cummaxmin_backward"}; }
+
+// ------------------------------------------------------------------ shape (helpers_shape.cpp)
+
+// sum's backward: grad expanded back to sizes; the reduced dims (all when dim is
+// empty or absent) come back as size 1 first when !keepdim.
+Tensor sum_backward(const Tensor& grad, IntArrayRef sizes, std::optional<IntArrayRef> dim, bool keepdim);
+// expand's backward: grad summed over the dims expand added or broadcast, to sizes.
+Tensor sum_to_size(const Tensor& grad, IntArrayRef sizes);
+Tensor transpose_backward(const Tensor& grad, int64_t dim0, int64_t dim1);
+// grad permuted by the inverse of dims.
+Tensor permute_backward(const Tensor& grad, IntArrayRef dims);
+// Zeros of sizes with grad at index along dim.
+Tensor select_backward(const Tensor& grad, IntArrayRef sizes, int64_t dim, int64_t index);
+// Zeros of sizes with grad in the slice start:end:step along dim (start and end as
+// the forward op took them; only start matters, grad gives the length).
+Tensor slice_backward(const Tensor& grad, IntArrayRef sizes, int64_t dim, std::optional<int64_t> start,
+                      std::optional<int64_t> end, int64_t step);
+// Scatters grad, laid out by (size, stride, storage_offset) in self's storage, back
+// into self's geometry; where self's elements share memory, they share the gradient.
+Tensor as_strided_backward(const Tensor& grad, const Tensor& self, IntArrayRef size, IntArrayRef stride,
+                           std::optional<int64_t> storage_offset);
+// Sums the windows of unfold(dim, size, step) back into a tensor of sizes.
+Tensor unfold_backward(const Tensor& grad, IntArrayRef sizes, int64_t dim, int64_t size, int64_t step);
+// Zeros of sizes with grad on the diagonal (offset, dim1, dim2).
+Tensor diagonal_backward(const Tensor& grad, IntArrayRef sizes, int64_t offset, int64_t dim1, int64_t dim2);
+// grad split back into the inputs of cat along dim, one tensor per input.
+std::vector<Tensor> cat_backward(const Tensor& grad, ArrayRef<Tensor> tensors, int64_t dim);
+// The complex conjugate: the identity, as torchlite has no complex dtypes.
+Tensor conj(const Tensor& x);
+
+// ------------------------------------------------------------------ matrix products (helpers_linalg.cpp)
+
+// grad @ mat2^T: mm's gradient for its first operand.
+Tensor mm_mat1_backward(const Tensor& grad, const Tensor& mat2);
+// mat1^T @ grad: mm's gradient for its second operand.
+Tensor mm_mat2_backward(const Tensor& grad, const Tensor& mat1);
+
+// ------------------------------------------------------------------ pointwise (helpers_pointwise.cpp)
+
+// grad / (x (1 - x)); without eps (or with eps < 0) NaN outside [0, 1], with eps 0
+// outside [eps, 1 - eps] (where logit clamps).
+Tensor logit_backward(const Tensor& grad, const Tensor& self, std::optional<double> eps);
+// grad where self > threshold, 0 where self <= threshold (NaN passes grad, as PyTorch).
+Tensor threshold_backward(const Tensor& grad, const Tensor& self, const Scalar& threshold);
+// grad where min <= self <= max (a missing bound does not limit), else 0; 0 at NaN.
+Tensor clamp_backward(const Tensor& grad, const Tensor& self, const std::optional<Scalar>& min,
+                      const std::optional<Scalar>& max);
+
+// ------------------------------------------------------------------ reductions and scans (helpers_reduce.cpp)
+
+// prod's backward: grad times the product of the other elements, exact with zeros
+// (no division). The first form reduces every element, the second one dim.
+Tensor prod_backward(const Tensor& grad, const Tensor& self, const Tensor& result);
+Tensor prod_backward(const Tensor& grad, const Tensor& self, const Tensor& result, int64_t dim, bool keepdim);
+// x with the dims a reduction over dim removed put back as size 1 (x unchanged when
+// keepdim, or when dim is empty or absent: a 0-dim x broadcasts).
+Tensor restore_reduced_dims(const Tensor& x, std::optional<IntArrayRef> dim, bool keepdim);
+// grad where mask, divided by the count of true entries of mask over dim (all dims
+// when empty or absent): amax/amin share the gradient among ties.
+Tensor scale_grad_by_count(const Tensor& grad, const Tensor& mask, std::optional<IntArrayRef> dim);
+// aminmax's backward: amin's and amax's gradients added (either grad may be undefined).
+Tensor aminmax_backward(const Tensor& grad_min, const Tensor& grad_max, const Tensor& self, const Tensor& min,
+                        const Tensor& max, std::optional<int64_t> dim, bool keepdim);
+// max()/min()/median() of the whole tensor: grad shared evenly among the elements
+// equal to result, or among the NaN elements when result is NaN.
+Tensor evenly_distribute_backward(const Tensor& grad, const Tensor& self, const Tensor& result);
+// max.dim, sort, topk, kthvalue, mode...: zeros of sizes with grad scattered at
+// indices along dim (grad and indices unsqueezed at dim when !keepdim).
+Tensor value_selecting_reduction_backward(const Tensor& grad, int64_t dim, const Tensor& indices, IntArrayRef sizes,
+                                          bool keepdim);
+// var's backward: grad * 2 (self - mean) / (N - correction); correction absent is 1.
+Tensor var_backward(const Tensor& grad, const Tensor& self, std::optional<IntArrayRef> dim,
+                    const std::optional<Scalar>& correction, bool keepdim);
+// std's backward: var_backward of grad / (2 result), with 0 where result is 0.
+Tensor std_backward(const Tensor& result, const Tensor& grad, const Tensor& self, std::optional<IntArrayRef> dim,
+                    const std::optional<Scalar>& correction, bool keepdim);
+// var_mean's and std_mean's backward: var's (std's) gradient plus mean's (either
+// grad may be undefined).
+Tensor var_mean_backward(const Tensor& grad_var, const Tensor& grad_mean, const Tensor& self,
+                         std::optional<IntArrayRef> dim, const std::optional<Scalar>& correction, bool keepdim);
+Tensor std_mean_backward(const Tensor& grad_std, const Tensor& grad_mean, const Tensor& self, const Tensor& std_result,
+                         std::optional<IntArrayRef> dim, const std::optional<Scalar>& correction, bool keepdim);
+// norm's backward for p = 2 (p absent), 0, 1, inf, -inf and any other p.
+Tensor norm_backward(const Tensor& grad, const Tensor& self, const std::optional<Scalar>& p, const Tensor& norm,
+                     std::optional<IntArrayRef> dim, bool keepdim);
+// cumsum's backward: the cumulative sum of grad taken from the end of dim.
+Tensor cumsum_backward(const Tensor& grad, int64_t dim);
+// cumprod's backward, exact where self has zeros, and so is its own derivative.
+Tensor cumprod_backward(const Tensor& grad, const Tensor& self, int64_t dim, const Tensor& result);
+// cummax/cummin: grad summed into the positions indices point at.
+Tensor cummaxmin_backward(const Tensor& grad, const Tensor& self, const Tensor& indices, int64_t dim);
+
+// ------------------------------------------------------------------ indexing (helpers_indexing.cpp)
+
+// Zeros of sizes with grad index_add-ed at index along dim.
+Tensor index_select_backward(const Tensor& grad, IntArrayRef sizes, int64_t dim, const Tensor& index);
+// Zeros like self with grad scatter_add-ed at index (sparse_grad is ignored: the
+// gradient is dense).
+Tensor gather_backward(const Tensor& grad, const Tensor& self, int64_t dim, const Tensor& index, bool sparse_grad);
+// The (self, src) gradients of scatter_reduce for 'sum', 'prod', 'mean', 'amax',
+// 'amin' (and scatter's 'add', 'multiply'); src's has src's shape.
+std::tuple<Tensor, Tensor> scatter_reduce_backward(const Tensor& grad, const Tensor& self, int64_t dim,
+                                                   const Tensor& index, const Tensor& src, std::string_view reduce,
+                                                   bool include_self, const Tensor& result,
+                                                   std::array<bool, 2> grad_input_mask);
+// self's gradient of scatter(dim, index, value, reduce='add' | 'multiply').
+Tensor scatter_value_reduce_backward(const Tensor& grad, const Tensor& self, int64_t dim, const Tensor& index,
+                                     const Scalar& value, std::string_view reduce, const Tensor& result);
+// alpha * grad.index_select(dim, index), shaped like source.
+Tensor index_add_source_backward(const Tensor& grad, int64_t dim, const Tensor& index, const Tensor& source,
+                                 const Scalar& alpha);
+// grad.index_select(dim, index), shaped like source.
+Tensor index_copy_source_backward(const Tensor& grad, int64_t dim, const Tensor& index, const Tensor& source);
+// The sum of grad over the entries index_fill filled, each counted once (0-dim).
+Tensor index_fill_value_backward(const Tensor& grad, int64_t dim, const Tensor& index);
+// grad, with the entries index_put wrote zeroed unless accumulate.
+Tensor index_put_self_backward(const Tensor& grad, ArrayRef<std::optional<Tensor>> indices, const Tensor& values,
+                               bool accumulate);
+// grad[indices] summed down to values' shape.
+Tensor index_put_values_backward(const Tensor& grad, ArrayRef<std::optional<Tensor>> indices, const Tensor& values);
+// x[indices]'s backward: zeros of sizes with grad accumulated at indices.
+Tensor index_backward(const Tensor& grad, IntArrayRef sizes, ArrayRef<std::optional<Tensor>> indices);
+// Zeros of the broadcast shape of self and mask with grad, in order, where mask is true.
+Tensor masked_select_backward(const Tensor& grad, const Tensor& self, const Tensor& mask);
+// The entries of grad where mask is true, in order, as the first entries of a zero
+// tensor of sizes (source's).
+Tensor masked_scatter_backward(const Tensor& grad, const Tensor& mask, IntArrayRef sizes);
+// Zeros like self with grad accumulated at the flat positions index (negative ones wrap).
+Tensor take_backward(const Tensor& grad, const Tensor& self, const Tensor& index);
+
 }  // namespace torchlite::autograd

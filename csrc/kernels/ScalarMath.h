@@ -333,6 +333,63 @@ TL_HOST_DEVICE inline T digamma(T x) {
   return static_cast<T>(result + ::log(v) - 0.5 / v - series);
 }
 
+// Hurwitz zeta(s, q) = sum_{k >= 0} (q + k)^-s, for an integer s >= 2 and q > 0: the
+// terms summed one by one until q + k reaches `far`, the rest from the Euler-Maclaurin
+// formula, q^(1-s) / (s-1) + q^-s / 2 + sum_j B_2j / (2j)! s (s+1) ... (s+2j-2) q^(-s-2j+1),
+// whose terms shrink like ((s + 2j) / (2 pi q))^2 once q > s. Past s = 100, q^-s at
+// q >= 110 is below 1e-200 of the first terms, so `far` stops growing there.
+TL_HOST_DEVICE inline double hurwitz_zeta(double s, double q) {
+  const double kBernoulliOverFactorial[12] = {
+      0.08333333333333333,     -0.001388888888888889,   3.306878306878307e-05,  -8.267195767195768e-07,
+      2.08767569878681e-08,    -5.284190138687493e-10,  1.3382536530684679e-11, -3.3896802963225827e-13,
+      8.586062056277845e-15,   -2.174868698558062e-16,  5.5090028283602295e-18, -1.3954464685812522e-19};
+  double far = 10 + (s < 100 ? s : 100);
+  double head = 0;
+  for (; q < far; q += 1) head += ::pow(q, -s);
+  double q_s = ::pow(q, -s);
+  double tail = q * q_s / (s - 1) + 0.5 * q_s;
+  double rising = s;        // s (s+1) ... (s+2j-2)
+  double power = q_s / q;   // q^(-s-2j+1)
+  for (int j = 1; j <= 12; ++j) {
+    tail += kBernoulliOverFactorial[j - 1] * rising * power;
+    rising *= (s + 2 * j - 1) * (s + 2 * j);
+    power /= q * q;
+  }
+  return head + tail;
+}
+
+// polygamma(n, x): the n-th derivative of digamma, n >= 0 (n = 0 is digamma). For
+// n >= 1 it is (-1)^(n+1) n! zeta(n+1, x); for x < 0, with f = x - floor(x),
+// zeta(s, x) = zeta(s, f) + (-1)^s (zeta(s, 1-f) - zeta(s, 1-x)) (the terms with
+// negative q + k summed as those of 1-f, minus the ones past them). Large n overflow
+// n! (inf) or underflow zeta (0) before their product does, as in PyTorch. Poles at 0, -1,
+// -2... (and -inf) give inf with the sign of (-1)^(n+1), as PyTorch; +inf gives 0.
+TL_HOST_DEVICE inline double polygamma_order(int64_t n, double x) {
+  if (n == 0) return digamma(x);
+  if (x != x) return x;
+  double sign = n % 2 == 1 ? 1.0 : -1.0;
+  if (x == HUGE_VAL) return sign * 0.0;
+  if (x <= 0 && x == ::floor(x)) return sign * HUGE_VAL;
+  double s = static_cast<double>(n) + 1;
+  double zeta;
+  if (x > 0) {
+    zeta = hurwitz_zeta(s, x);
+  } else {
+    double f = x - ::floor(x);
+    double odd = n % 2 == 0 ? -1.0 : 1.0;  // (-1)^s
+    // (the first two first: for odd s at f = 1/2 they cancel exactly)
+    zeta = (hurwitz_zeta(s, f) + odd * hurwitz_zeta(s, 1 - f)) - odd * hurwitz_zeta(s, 1 - x);
+  }
+  if (zeta == 0) return sign * 0.0;  // so that an overflowing n! does not make 0 * inf
+  double factorial = 1;
+  for (int64_t k = 2; k <= n && factorial != HUGE_VAL; ++k) factorial *= static_cast<double>(k);
+  return sign * factorial * zeta;
+}
+template <typename T>
+TL_HOST_DEVICE inline T polygamma(T n, T x) {
+  return static_cast<T>(polygamma_order(static_cast<int64_t>(n), static_cast<double>(x)));
+}
+
 // erfinv: an initial guess (Giles' single-precision approximation) refined by
 // Newton steps on erf in double.
 TL_HOST_DEVICE inline double erfinv(double y) {

@@ -1,0 +1,233 @@
+"""The formula helpers (csrc/autograd/helpers_*.cpp) through the ops whose derivatives call them:
+first and second derivatives against finite differences (gradcheck, gradgradcheck) for every helper in
+codegen/helpers.yaml, and, where finite differences cannot judge (ties, zeros, NaN, dof <= 0), the
+gradients PyTorch's autograd gives, when PyTorch is installed."""
+import os
+
+import numpy as np
+import pytest
+import yaml
+
+import torchlite as tl
+from torchlite.autograd import gradcheck, gradgradcheck
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+NAN, INF = float("nan"), float("inf")
+
+
+def rand(*shape, lo=-2.0, hi=2.0, seed=0):
+    return tl.tensor(np.random.default_rng(seed).uniform(lo, hi, size=shape)).requires_grad_()
+
+
+def t(values):
+    return tl.tensor(np.asarray(values, dtype=np.float64)).requires_grad_()
+
+
+def idx(values):
+    return tl.tensor(values)
+
+
+# name -> (helpers exercised, function, inputs). Points are away from kinks (ties, zeros of |x|...), except
+# the zeros of prod/cumprod, where both derivatives exist and the helpers must be exact.
+CASES = {
+    "sum": (["sum_backward"], lambda x: x.sum(), lambda: [rand(2, 3)]),
+    "sum.dim": (["sum_backward"], lambda x: x.sum([0, -1]), lambda: [rand(2, 3, 4)]),
+    "sum.dim keepdim": (["sum_backward"], lambda x: x.sum(1, keepdim=True), lambda: [rand(2, 3, 4)]),
+    "mm": (["mm_mat1_backward", "mm_mat2_backward"], lambda a, b: a.mm(b), lambda: [rand(2, 3), rand(3, 4, seed=1)]),
+    "transpose": (["transpose_backward"], lambda x: x.transpose(0, 2), lambda: [rand(2, 3, 4)]),
+    "permute": (["permute_backward"], lambda x: x.permute(2, 0, -2), lambda: [rand(2, 3, 4)]),
+    "expand": (["sum_to_size"], lambda x: x.expand(2, 3, 4), lambda: [rand(3, 1)]),
+    "select": (["select_backward"], lambda x: x.select(1, -1), lambda: [rand(2, 3, 4)]),
+    "narrow": (["slice_backward"], lambda x: x.narrow(2, -3, 2), lambda: [rand(2, 3, 4)]),
+    "slice step": (["slice_backward"], lambda x: x[:, 1::2], lambda: [rand(2, 6)]),
+    "as_strided": (["as_strided_backward"], lambda x: x.as_strided((2, 2), (1, 2), 1), lambda: [rand(6)]),
+    "as_strided overlapping": (["as_strided_backward"], lambda x: x.as_strided((3, 3), (1, 1)),
+                               lambda: [rand(6)]),
+    "as_strided of a view": (["as_strided_backward"], lambda x: x[1:].as_strided((2, 2), (2, 1), 2),
+                             lambda: [rand(6)]),
+    "unfold": (["unfold_backward"], lambda x: x.unfold(0, 3, 2), lambda: [rand(7, 2)]),
+    "unfold overlapping": (["unfold_backward"], lambda x: x.unfold(1, 3, 1), lambda: [rand(2, 5)]),
+    "diagonal": (["diagonal_backward"], lambda x: x.diagonal(1, 2, 0), lambda: [rand(3, 2, 4)]),
+    "diagonal below": (["diagonal_backward"], lambda x: x.diagonal(-1), lambda: [rand(4, 3)]),
+    "cat": (["cat_backward"], lambda a, b: tl.cat([a, tl.zeros(0, dtype=tl.float64), b], 1),
+            lambda: [rand(2, 3), rand(2, 2, seed=1)]),
+    "logit": (["logit_backward"], lambda x: x.logit(), lambda: [rand(5, lo=0.1, hi=0.9)]),
+    "logit eps": (["logit_backward"], lambda x: x.logit(0.25), lambda: [t([0.1, 0.3, 0.7, 0.9])]),
+    "relu": (["threshold_backward"], lambda x: x.relu(), lambda: [t([-1.0, -0.3, 0.4, 2.0])]),
+    "clamp": (["clamp_backward"], lambda x: x.clamp(-0.5, 0.5), lambda: [t([-1.0, -0.3, 0.4, 2.0])]),
+    "clamp min": (["clamp_backward"], lambda x: x.clamp(min=-0.5), lambda: [t([-1.0, -0.3, 0.4, 2.0])]),
+    "index_select": (["index_select_backward"], lambda x: x.index_select(0, idx([2, 0, 2])), lambda: [rand(3, 4)]),
+    "gather": (["gather_backward"], lambda x: x.gather(1, idx([[0, 0], [2, 1]])), lambda: [rand(2, 3)]),
+    "take": (["take_backward"], lambda x: x.take(idx([[0, -1], [3, 3]])), lambda: [rand(2, 3)]),
+    "index": (["index_backward"], lambda x: x[idx([[0], [2]]), idx([1, 1, 0])], lambda: [rand(3, 2)]),
+    "index mask": (["index_backward"], lambda x: x[tl.tensor([[True, False], [False, True], [True, True]])],
+                   lambda: [rand(3, 2)]),
+    "index_put": (["index_put_self_backward", "index_put_values_backward"],
+                  lambda s, v: s.index_put((None, idx([0, 2])), v), lambda: [rand(2, 3), rand(2, 1, seed=1)]),
+    "index_put accumulate": (["index_put_self_backward", "index_put_values_backward"],
+                             lambda s, v: s.index_put((idx([0, 2, 0]),), v, accumulate=True),
+                             lambda: [rand(3, 2), rand(2, seed=1)]),
+    "index_add": (["index_add_source_backward"], lambda s, r: s.index_add(0, idx([1, 0, 1]), r, alpha=2.0),
+                  lambda: [rand(3, 2), rand(3, 2, seed=1)]),
+    "index_copy": (["index_copy_source_backward"], lambda s, r: s.index_copy(0, idx([2, 0]), r),
+                   lambda: [rand(3, 2), rand(2, 2, seed=1)]),
+    "index_fill": (["index_fill_value_backward"], lambda s, v: s.index_fill(1, idx([0, 2, 0]), v),
+                   lambda: [rand(2, 3), rand(seed=1)]),
+    "masked_select": (["masked_select_backward"],
+                      lambda s: s.masked_select(tl.tensor([[True, False, True], [False, False, True]])),
+                      lambda: [rand(3)]),
+    "masked_scatter": (["masked_scatter_backward"], lambda s, r: s.masked_scatter(tl.tensor([True, False, True]), r),
+                       lambda: [rand(2, 3), rand(7, seed=1)]),
+    "prod": (["prod_backward"], lambda x: x.prod(), lambda: [rand(2, 3)]),
+    "prod one zero": (["prod_backward"], lambda x: x.prod(), lambda: [t([[1.5, 0.0], [2.0, -1.0]])]),
+    "prod two zeros": (["prod_backward"], lambda x: x.prod(), lambda: [t([[1.5, 0.0], [0.0, -1.0]])]),
+    "prod.dim zeros": (["prod_backward"], lambda x: x.prod(0),
+                       lambda: [t([[1.5, 0.0, 3.0], [0.0, -1.0, 0.5], [2.0, 0.0, 0.0]])]),
+    "amax": (["restore_reduced_dims", "scale_grad_by_count"], lambda x: x.amax(1), lambda: [rand(3, 4)]),
+    "amin all": (["restore_reduced_dims", "scale_grad_by_count"], lambda x: x.amin(), lambda: [rand(3, 4)]),
+    "aminmax": (["aminmax_backward"], lambda x: tl.aminmax(x, dim=0), lambda: [rand(3, 4)]),
+    "aminmax min only": (["aminmax_backward"], lambda x: tl.aminmax(x, dim=1, keepdim=True)[0], lambda: [rand(3, 4)]),
+    "max": (["evenly_distribute_backward"], lambda x: x.max(), lambda: [rand(3, 4)]),
+    "median": (["evenly_distribute_backward"], lambda x: x.median(), lambda: [rand(3, 3)]),
+    "max.dim": (["value_selecting_reduction_backward"], lambda x: x.max(1)[0], lambda: [rand(3, 4)]),
+    "topk": (["value_selecting_reduction_backward"], lambda x: x.topk(2)[0], lambda: [rand(3, 4)]),
+    "var": (["var_backward"], lambda x: x.var(1), lambda: [rand(3, 4)]),
+    "var correction": (["var_backward"], lambda x: tl.var(x, None, correction=0, keepdim=True), lambda: [rand(3, 4)]),
+    "std": (["std_backward"], lambda x: tl.std(x, [0, 2], correction=2), lambda: [rand(2, 3, 2)]),
+    "var_mean": (["var_mean_backward"], lambda x: tl.var_mean(x, 1), lambda: [rand(3, 4)]),
+    "var_mean mean only": (["var_mean_backward"], lambda x: tl.var_mean(x, 1)[1], lambda: [rand(3, 4)]),
+    "std_mean": (["std_mean_backward"], lambda x: tl.std_mean(x, [0, 1], correction=0), lambda: [rand(3, 4)]),
+    "norm": (["norm_backward"], lambda x: x.norm(), lambda: [rand(3, 4)]),
+    "norm zero row": (["norm_backward"], lambda x: (x * tl.tensor([[1.0], [0.0]], dtype=tl.float64)).norm(dim=1),
+                      lambda: [rand(2, 3)]),
+    "norm 1": (["norm_backward"], lambda x: x.norm(1, 1), lambda: [rand(3, 4)]),
+    "norm 3": (["norm_backward"], lambda x: x.norm(3, 0), lambda: [rand(3, 4)]),
+    "norm 1.5": (["norm_backward"], lambda x: x.norm(1.5), lambda: [rand(3, 4)]),
+    "norm 0.5": (["norm_backward"], lambda x: x.norm(0.5, 1), lambda: [rand(3, 4)]),
+    "norm -1": (["norm_backward"], lambda x: x.norm(-1, 1), lambda: [rand(3, 4)]),
+    "norm inf": (["norm_backward"], lambda x: x.norm(INF, 1), lambda: [rand(3, 4)]),
+    "norm -inf": (["norm_backward"], lambda x: x.norm(-INF), lambda: [rand(3, 4)]),
+    "cumsum": (["cumsum_backward"], lambda x: x.cumsum(1), lambda: [rand(3, 4)]),
+    "cumprod": (["cumprod_backward"], lambda x: x.cumprod(1), lambda: [rand(3, 4)]),
+    "cumprod zeros": (["cumprod_backward"], lambda x: x.cumprod(0),
+                      lambda: [t([[1.5, 0.0, 3.0, 2.0], [0.0, -1.0, 0.5, 0.0], [1.0, 0.0, -1.0, 0.0],
+                                  [2.0, 3.0, 0.0, 1.5]])]),
+    "cummax": (["cummaxmin_backward"], lambda x: x.cummax(1)[0], lambda: [rand(3, 4)]),
+    "cummin": (["cummaxmin_backward"], lambda x: x.cummin(0)[0], lambda: [rand(3, 4)]),
+    "scatter_reduce sum": (["scatter_reduce_backward"], lambda s, r: s.scatter_reduce(0, idx([0, 1, 0, 2]), r, "sum"),
+                           lambda: [rand(3), rand(4, seed=1)]),
+    "scatter_reduce prod": (["scatter_reduce_backward"],
+                            lambda s, r: s.scatter_reduce(0, idx([0, 1, 0, 2]), r, "prod"),
+                            lambda: [rand(3), rand(4, seed=1)]),
+    "scatter_reduce prod one zero": (["scatter_reduce_backward"],
+                                     lambda s, r: s.scatter_reduce(0, idx([0, 1, 0, 1]), r, "prod"),
+                                     lambda: [t([1.5, 0.0, 2.0]), t([0.0, 3.0, -1.0, 0.5])]),
+    "scatter_reduce mean": (["scatter_reduce_backward"],
+                            lambda s, r: s.scatter_reduce(0, idx([0, 1, 0, 0]), r, "mean", include_self=False),
+                            lambda: [rand(3), rand(4, seed=1)]),
+    "scatter_reduce amax": (["scatter_reduce_backward"],
+                            lambda s, r: s.scatter_reduce(1, idx([[0, 1, 0], [2, 2, 1]]), r, "amax"),
+                            lambda: [rand(2, 3), rand(2, 4, seed=1)]),
+    "scatter_reduce amin": (["scatter_reduce_backward"],
+                            lambda s, r: s.scatter_reduce(0, idx([0, 1, 0, 2]), r, "amin", include_self=False),
+                            lambda: [rand(3), rand(4, seed=1)]),
+    "scatter multiply": (["scatter_reduce_backward"], lambda s, r: s.scatter(0, idx([0, 1, 0]), r, reduce="multiply"),
+                         lambda: [rand(3), rand(3, seed=1)]),
+    "scatter value multiply": (["scatter_value_reduce_backward"],
+                               lambda s: s.scatter(0, idx([0, 1, 0]), 1.5, reduce="multiply"), lambda: [rand(3)]),
+}
+
+
+def test_every_helper_has_a_case():
+    with open(os.path.join(ROOT, "codegen", "helpers.yaml")) as f:
+        helpers = set(yaml.safe_load(f)["formula_helpers"])
+    ops = {"zeros_like", "sgn"}  # ops, listed for the formulas' sake
+    covered = {h for names, _, _ in CASES.values() for h in names}
+    assert helpers - ops - {"conj"} <= covered, sorted(helpers - ops - {"conj"} - covered)  # conj: no complex dtypes
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_gradcheck(name):
+    _, fn, inputs = CASES[name]
+    assert gradcheck(fn, tuple(inputs()))
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_gradgradcheck(name):
+    _, fn, inputs = CASES[name]
+    assert gradgradcheck(fn, tuple(inputs()))
+
+
+# ------------------------------------------------------------------ against PyTorch's gradients
+
+# (name, function of the module (tl or torch), input values, grad_output values or None for ones). Each runs
+# in both libraries; the input gradients must agree, NaN and inf included.
+TORCH_CASES = [
+    ("prod ties of zeros", lambda m, x: x.prod(1), [[0.0, 2.0, 0.0], [3.0, 0.0, 1.0]], None),
+    ("cumprod zeros", lambda m, x: x.cumprod(1), [[0.0, 2.0, 0.0, 4.0], [3.0, 0.5, 1.0, 0.0]], None),
+    ("amax ties", lambda m, x: x.amax(1), [[1.0, 3.0, 3.0], [2.0, 2.0, 2.0]], None),
+    ("amax nan", lambda m, x: x.amax(), [[1.0, NAN], [3.0, 3.0]], None),
+    ("max ties", lambda m, x: x.max(), [[1.0, 3.0], [3.0, 3.0]], None),
+    ("max nan", lambda m, x: x.max(), [[1.0, NAN], [NAN, 3.0]], None),
+    ("nanmedian", lambda m, x: x.nanmedian(), [[1.0, NAN, 2.0, 2.0]], None),
+    ("aminmax ties", lambda m, x: m.aminmax(x, dim=1)[1] * 2 + m.aminmax(x, dim=1)[0], [[1.0, 3.0, 3.0, 1.0]], None),
+    ("norm inf ties", lambda m, x: x.norm(INF, 1), [[1.0, -3.0, 3.0], [0.5, 0.5, -0.5]], None),
+    ("norm zero", lambda m, x: x.norm(dim=1), [[0.0, 0.0], [3.0, 4.0]], None),
+    ("norm 0.5 zeros", lambda m, x: x.norm(0.5, 1), [[0.0, 2.0], [0.0, 0.0]], None),
+    ("norm 0", lambda m, x: x.norm(0, 1) + x.sum(), [[0.0, 2.0], [1.0, 0.0]], None),
+    ("std constant", lambda m, x: x.std(1), [[2.0, 2.0, 2.0], [1.0, 2.0, 4.0]], None),
+    ("var dof 0", lambda m, x: x.var(1), [[2.0], [1.0]], None),
+    ("std_mean dof < 0", lambda m, x: m.std_mean(x, 1, correction=3)[0], [[2.0, 1.0], [1.0, 5.0]], None),
+    ("relu nan", lambda m, x: x.relu(), [NAN, -1.0, 0.0, 2.0], None),
+    ("clamp nan", lambda m, x: x.clamp(0.0, 1.0), [NAN, -1.0, 0.5, 1.0, 2.0], None),
+    ("logit outside", lambda m, x: x.logit(), [-0.5, 0.0, 0.5, 1.0, 1.5], None),
+    ("logit eps", lambda m, x: x.logit(0.2), [-0.5, 0.1, 0.5, 0.8, 1.5], None),
+    ("sort ties", lambda m, x: x.sort(1)[0] * m.tensor([1.0, 2.0, 3.0], dtype=x.dtype), [[2.0, 1.0, 2.0]], None),
+    ("cummax ties", lambda m, x: x.cummax(1)[0], [[1.0, 3.0, 3.0, 2.0]], [[1.0, 2.0, 3.0, 4.0]]),
+    ("as_strided expanded", lambda m, x: x.expand(3, 4).as_strided((2, 2), (1, 1), 0), [[1.0], [2.0], [3.0]],
+     [[1.0, 2.0], [3.0, 4.0]]),
+    ("scatter_reduce amax ties", lambda m, x: m.zeros(2, dtype=x.dtype).scatter_reduce(0, m.tensor([0, 0, 1]), x,
+                                                                                      "amax", include_self=False),
+     [3.0, 3.0, 1.0], None),
+    ("scatter_reduce prod zeros", lambda m, x: x[:2].scatter_reduce(0, m.tensor([0, 0, 1, 1]), x[2:], "prod"),
+     [0.0, 2.0, 0.0, 3.0, 5.0, 0.0], None),
+    ("index_fill duplicates", lambda m, x: m.ones(2, 3, dtype=x.dtype).index_fill(1, m.tensor([0, 2, 0]), x[0]),
+     [1.5], None),
+    ("index_put duplicates", lambda m, x: m.zeros(3, dtype=x.dtype).index_put((m.tensor([0, 0]),), x),
+     [1.0, 2.0], None),
+]
+
+
+@pytest.mark.filterwarnings("ignore:.*degrees of freedom is <= 0")  # torch's warning for dof <= 0
+@pytest.mark.parametrize("name,fn,values,grad_output", TORCH_CASES, ids=[c[0] for c in TORCH_CASES])
+def test_gradient_matches_torch(name, fn, values, grad_output):
+    torch = pytest.importorskip("torch", reason="PyTorch is not installed: these comparisons are optional")
+
+    def gradient(m):
+        x = m.tensor(values, dtype=m.float64).requires_grad_()
+        out = fn(m, x)
+        g = m.ones_like(out) if grad_output is None else m.tensor(grad_output, dtype=m.float64)
+        (gx,) = m.autograd.grad(out, x, g)
+        return np.array(gx.tolist(), dtype=np.float64)
+
+    np.testing.assert_allclose(gradient(tl), gradient(torch), rtol=1e-12, atol=1e-12, equal_nan=True, err_msg=name)
+
+
+# Where torchlite's gradient knowingly differs from PyTorch 2.13's.
+def test_scatter_reduce_amax_without_self_ignores_ties_with_self():
+    # torch counts self among the ties even with include_self=False (its gradient for src is then halved here,
+    # and the gradients do not add up to grad); self takes no part in that output.
+    x = tl.tensor([5.0, 3.0]).requires_grad_()
+    out = tl.tensor([5.0, 0.0]).scatter_reduce(0, tl.tensor([0, 0]), x, "amax", include_self=False)
+    (gx,) = tl.autograd.grad(out, x, tl.ones(2))
+    assert gx.tolist() == [1.0, 0.0]
+
+
+def test_var_over_an_empty_dim_list_reduces_every_dim():
+    # var(x, []) reduces every dim (as the forward, and PyTorch's forward); PyTorch 2.13's backward divides by
+    # N - 1 = 0 there instead.
+    x = rand(3, 4)
+    (g_empty,) = tl.autograd.grad(tl.var(x, []), x)
+    (g_all,) = tl.autograd.grad(tl.var(x), x)
+    np.testing.assert_allclose(g_empty.tolist(), g_all.tolist(), rtol=1e-14)
+    assert np.isfinite(np.array(g_empty.tolist())).all()
