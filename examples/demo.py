@@ -1,4 +1,4 @@
-"""A short tour of torchlite: tensors, broadcasting, dtypes, views, reductions, matmul."""
+"""A short tour of torchlite: tensors, broadcasting, dtypes, views, reductions, matmul, autograd."""
 import torchlite as tl
 
 x = tl.tensor([[1.0, -2.0, 3.0], [4.0, 5.0, -6.0]])
@@ -17,3 +17,11 @@ i = tl.ones(2, 3, dtype=tl.int32)
 print("int32 + 2.5 promotes like PyTorch:", (i + 2.5).dtype, "; int32 + 1 stays", (i + 1).dtype)
 print("numpy interop:", x.numpy().sum(), tl.tensor(x.numpy()).tolist())
 print("CUDA available:", tl.cuda.is_available(), " built with CUDA:", tl.version.cuda)
+
+# autograd: formulas from native_functions.yaml, run by the C++ engine
+w = tl.tensor([[0.5, -1.0], [2.0, 0.25], [1.0, 1.0]], requires_grad=True)
+loss = (tl.tensor([[1.0, -2.0, 3.0], [4.0, 5.0, -6.0]]) @ w).relu().sum()
+loss.backward()
+print("loss =", loss, " grad_fn:", loss.grad_fn.name(), " w.grad =", w.grad)
+print("gradcheck(sin * exp):", tl.autograd.gradcheck(lambda t: t.sin() * t.exp(),
+                                                    (tl.randn(3, dtype=tl.float64, requires_grad=True),)))

@@ -72,17 +72,27 @@ py::object saved_to_py(const autograd::SavedValue& v) {
       v.value);
 }
 
-// A Python callable as a tensor hook: hook(grad) -> Tensor or None.
-autograd::TensorHook python_tensor_hook(py::function fn) {
-  return [fn = std::move(fn)](const Tensor& grad) -> Tensor {
+// A Python callable as a tensor hook: hook(grad) -> Tensor or None. A named type,
+// so the GC traversal below can find the function inside the std::function.
+struct PyTensorHook {
+  py::function fn;
+  Tensor operator()(const Tensor& grad) const {
     py::gil_scoped_acquire gil;
     py::object r = fn(tensor_obj(grad));
     if (r.is_none()) return Tensor();
     TL_CHECK_TYPE(is_tensor(r.ptr()), "hook: expected a Tensor or None as the return value, got ",
                   Py_TYPE(r.ptr())->tp_name);
     return unwrap(r.ptr());
-  };
-}
+  }
+};
+
+struct PyPostAccumulateHook {
+  py::function fn;
+  void operator()(const Tensor& t) const {
+    py::gil_scoped_acquire gil;
+    fn(tensor_obj(t));
+  }
+};
 
 int64_t g_next_hook_id = 0;
 
@@ -201,7 +211,7 @@ void init_autograd(PyObject* module) {
     TL_CHECK(x.requires_grad(), "cannot register a hook on a tensor that doesn't require gradient");
     auto hooks = autograd::tensor_hooks(x);
     int64_t id = ++g_next_hook_id;
-    hooks->hooks.emplace_back(id, python_tensor_hook(std::move(fn)));
+    hooks->hooks.emplace_back(id, PyTensorHook{std::move(fn)});
     return id;
   });
   m.def("_remove_hook", [](py::handle t, int64_t id) {
@@ -227,10 +237,7 @@ void init_autograd(PyObject* module) {
     TL_CHECK(x.requires_grad(), "cannot register a hook on a tensor that doesn't require gradient");
     TL_CHECK(autograd::is_leaf(x), "post accumulate grad hooks cannot be registered on non-leaf tensors");
     int64_t id = ++g_next_hook_id;
-    autograd::materialize_meta(x).post_accumulate_hooks_.emplace_back(id, [fn](const Tensor& v) {
-      py::gil_scoped_acquire gil;
-      fn(tensor_obj(v));
-    });
+    autograd::materialize_meta(x).post_accumulate_hooks_.emplace_back(id, PyPostAccumulateHook{std::move(fn)});
     return id;
   });
   m.def("_retain_grad", [](py::handle t) {
@@ -239,6 +246,37 @@ void init_autograd(PyObject* module) {
     if (autograd::is_leaf(x)) return;
     autograd::tensor_hooks(x)->retains_grad = true;
   });
+}
+
+// ------------------------------------------------------------------ garbage collection
+
+// The Python functions a tensor's hooks hold, when this tensor alone owns them: its
+// TensorImpl has no other owner, and its hook list is shared with nothing but its own
+// grad_fn, which nothing else holds. A hook closure that refers to its tensor is then a
+// cycle the GC can see and break.
+static std::vector<PyObject*> owned_hook_functions(const Tensor& t) {
+  std::vector<PyObject*> out;
+  auto* m = autograd::get_meta(t);
+  if (!m || t.impl()->use_count() != 1) return out;
+  if (m->hooks_ && m->hooks_.use_count() <= (m->grad_fn_ ? 2 : 1) && (!m->grad_fn_ || m->grad_fn_.use_count() == 1)) {
+    for (auto& [id, hook] : m->hooks_->hooks)
+      if (auto* h = hook.target<PyTensorHook>()) out.push_back(h->fn.ptr());
+  }
+  for (auto& [id, hook] : m->post_accumulate_hooks_)
+    if (auto* h = hook.target<PyPostAccumulateHook>()) out.push_back(h->fn.ptr());
+  return out;
+}
+
+int traverse_autograd(const Tensor& t, visitproc visit, void* arg) {
+  for (PyObject* fn : owned_hook_functions(t)) Py_VISIT(fn);
+  return 0;
+}
+
+void clear_autograd(const Tensor& t) {
+  if (owned_hook_functions(t).empty()) return;
+  auto* m = autograd::get_meta(t);
+  if (m->hooks_) m->hooks_->hooks.clear();
+  m->post_accumulate_hooks_.clear();
 }
 
 // ------------------------------------------------------------------ tensor attributes

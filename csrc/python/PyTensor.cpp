@@ -88,10 +88,17 @@ static void tensor_dealloc(PyObject* self) {
   Py_TYPE(self)->tp_free(self);
 }
 
-// Nothing to visit yet; .grad, grad_fn and hooks join here with the autograd issue.
-static int tensor_traverse(PyObject*, visitproc, void*) { return 0; }
+// The GC sees the Python functions of the tensor's hooks (when the tensor alone owns them).
+static int tensor_traverse(PyObject* self, visitproc visit, void* arg) {
+  const Tensor& t = reinterpret_cast<PyTensor*>(self)->tensor;
+  return t.defined() ? traverse_autograd(t, visit, arg) : 0;
+}
 
-static int tensor_clear(PyObject*) { return 0; }
+static int tensor_clear(PyObject* self) {
+  const Tensor& t = reinterpret_cast<PyTensor*>(self)->tensor;
+  if (t.defined()) clear_autograd(t);
+  return 0;
+}
 
 static PyObject* tensor_new(PyTypeObject* type, PyObject* args, PyObject* kwargs) {
   TL_PY_BEGIN
