@@ -2,8 +2,9 @@
 
 Runs tools/time_add_op.py on a copy of the project (build/story-test, kept
 between runs so later runs are incremental). It checks what the script checks
-(torchlite.softsign_bar and Tensor.softsign_bar give x / (1 + |x|)) and that
-only the new op's files and one binding shard were recompiled. The time is
+(torchlite.softsign_bar and Tensor.softsign_bar give x / (1 + |x|)), that
+only the new op's files and one binding shard were recompiled, and that the
+generated gradcheck/gradgradcheck of its formula passed. The time is
 reported, not asserted (timings belong in benchmarks).
 """
 import json
@@ -28,4 +29,6 @@ def test_add_an_op_rebuild_and_use(tmp_path):
     assert len(shards) == 1, recompiled
     others = sorted(set(recompiled) - set(shards))
     assert others and all(p.startswith("softsign_bar") for p in others), recompiled
+    # gradcheck and gradgradcheck of the new op's formula ran from the schema, with no test written for it
+    assert re.match(r"[2-9] passed", result["gradcheck"]), result["gradcheck"]
     print(f"edit -> import: {result['seconds_edit_to_import']} s; recompiled {recompiled}")

@@ -11,7 +11,9 @@
    starts the clock, runs the dev loop again, imports torchlite in a fresh
    interpreter and calls torchlite.softsign_bar and Tensor.softsign_bar; stops
    the clock.
-4. Reports the seconds and which object files were recompiled, then restores
+4. Runs the generated gradient checks of the new op (tests/test_autograd_ops.py
+   -k softsign_bar: gradcheck and gradgradcheck, no test written for it).
+5. Reports the seconds and which object files were recompiled, then restores
    the schema.
 """
 from __future__ import annotations
@@ -122,15 +124,24 @@ def main() -> int:
         run(pip, src)
         run([py, "-c", CHECK], work)
         seconds = time.perf_counter() - t0
+        # The new op's gradient is checked by the generated tests, with no test written for it.
+        r = subprocess.run([py, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_autograd_ops.py",
+                            "-k", "softsign_bar"], cwd=src, capture_output=True, text=True)
+        gradcheck = (r.stdout.strip().splitlines() or ["no output"])[-1]
+        if r.returncode != 0:
+            sys.stderr.write(r.stdout + r.stderr)
+            raise SystemExit("the generated gradient checks of softsign_bar failed")
     finally:
         with open(yaml_path, "w") as f:
             f.write(pristine)
     after = objects(build_root)
     recompiled = sorted(k for k, v in after.items() if before.get(k) != v)
     result = {"seconds_edit_to_import": round(seconds, 2), "warmup_seconds": round(warm, 2),
-              "recompiled": recompiled, "cuda": os.environ.get("TORCHLITE_CUDA", "auto")}
+              "recompiled": recompiled, "cuda": os.environ.get("TORCHLITE_CUDA", "auto"),
+              "gradcheck": gradcheck}
     print(f"edit -> rebuild -> import -> softsign_bar: {seconds:.1f} s (target <= 20 s)")
     print(f"warm-up build: {warm:.1f} s")
+    print(f"generated gradient checks of softsign_bar: {gradcheck}")
     print("recompiled:\n  " + "\n  ".join(recompiled))
     if args.json:
         with open(args.json, "w") as f:

@@ -12,6 +12,9 @@
 #include "autograd/Functions.h"
 #include "autograd/GradMode.h"
 #include "autograd/SavedValue.h"
+#include "autograd/Stage.h"
+#include "core/TensorFactory.h"
+#include "ops/zeros.h"
 #include "python/Errors.h"
 #include "python/ArgParser.h"
 #include "python/PyTensor.h"
@@ -95,6 +98,66 @@ struct PyPostAccumulateHook {
 };
 
 int64_t g_next_hook_id = 0;
+
+// The node of a torchlite.autograd.Function: backward is a Python callable
+// `backward(saved_tensors, *grads) -> tuple of gradients, one per forward input`.
+// The saved tensors live here as SavedVariables (an output without its history),
+// not in the ctx, so nothing cycles through Python.
+class PyFunctionNode final : public Node {
+ public:
+  PyFunctionNode(std::string name, py::function backward, std::vector<int> input_slots, size_t num_args,
+                 bool materialize)
+      : name_(std::move(name)),
+        backward_(std::move(backward)),
+        input_slots_(std::move(input_slots)),
+        num_args_(num_args),
+        materialize_(materialize) {}
+  ~PyFunctionNode() override {
+    py::gil_scoped_acquire gil;
+    backward_ = py::function();
+  }
+  std::string name() const override { return name_; }
+  void release_variables() override {
+    for (auto& v : saved_) v.reset();
+  }
+  std::vector<autograd::SavedVariable> saved_;
+
+  autograd::variable_list apply(autograd::variable_list&& grads) override {
+    py::gil_scoped_acquire gil;
+    py::tuple saved(saved_.size());
+    for (size_t i = 0; i < saved_.size(); ++i) saved[i] = tensor_obj(saved_[i].unpack(shared_from_this()));
+    py::tuple args(grads.size() + 1);
+    args[0] = saved;
+    for (size_t i = 0; i < grads.size(); ++i) {
+      Tensor g = grads[i];
+      if (!g.defined() && materialize_) {
+        const auto& m = input_meta(i);
+        g = zeros(m.sizes, m.dtype, m.device);
+      }
+      args[i + 1] = tensor_obj(g);
+    }
+    py::object r = backward_(*args);
+    py::tuple rs = py::isinstance<py::tuple>(r) ? py::reinterpret_borrow<py::tuple>(r) : py::make_tuple(r);
+    TL_CHECK(rs.size() == num_args_, "function ", name_, " returned an incorrect number of gradients (expected ",
+             num_args_, ", got ", rs.size(), ")");
+    autograd::variable_list out(num_outputs());
+    for (size_t k = 0; k < input_slots_.size(); ++k) {
+      py::handle h = rs[input_slots_[k]];
+      if (h.is_none()) continue;
+      TL_CHECK_TYPE(is_tensor(h.ptr()), "function ", name_, " returned a gradient of type ",
+                    Py_TYPE(h.ptr())->tp_name, " for input ", input_slots_[k], ": expected a Tensor or None");
+      out[k] = unwrap(h.ptr());
+    }
+    return out;
+  }
+
+ private:
+  std::string name_;
+  py::function backward_;
+  std::vector<int> input_slots_;  // forward argument index of each tensor input (next edge)
+  size_t num_args_;
+  bool materialize_;
+};
 
 }  // namespace
 
@@ -193,6 +256,66 @@ void init_autograd(PyObject* module) {
     return out;
   }, py::arg("tensors"), py::arg("grad_tensors"), py::arg("keep_graph"), py::arg("create_graph"),
      py::arg("inputs"), py::arg("accumulate_grad"));
+
+  // torchlite.autograd.Function.apply's C++ half: records a PyFunctionNode for `outputs`.
+  m.def("_record_function", [](const std::string& name, py::function backward, py::tuple args, py::list outputs,
+                               py::list saved, py::list non_differentiable, py::list dirty, bool materialize) {
+    std::vector<int> slots;
+    std::vector<autograd::Edge> edges;
+    for (size_t i = 0; i < args.size(); ++i) {
+      if (!is_tensor(args[i].ptr())) continue;
+      slots.push_back(static_cast<int>(i));
+      edges.push_back(autograd::gradient_edge(unwrap(args[i].ptr())));
+    }
+    auto node = std::make_shared<PyFunctionNode>(name, std::move(backward), std::move(slots), args.size(),
+                                                 materialize);
+    node->set_next_edges(std::move(edges));
+    auto contains = [](const py::list& l, py::handle h) {
+      for (py::handle x : l)
+        if (x.is(h)) return true;
+      return false;
+    };
+    py::list result;
+    for (size_t k = 0; k < outputs.size(); ++k) {
+      py::handle o = outputs[k];
+      if (!is_tensor(o.ptr())) {
+        result.append(o);
+        continue;
+      }
+      Tensor t = unwrap(o.ptr());
+      const bool is_input = contains(py::list(args), o);
+      if (is_input && !contains(dirty, o)) t = autograd::detach(t);  // an input returned as is: a new alias
+      const uint32_t nr = node->add_input_meta(t);
+      if (contains(non_differentiable, o)) {
+        // no history
+      } else if (contains(dirty, o)) {
+        autograd::check_inplace(OpInfo{"Function", "", ""}, t);
+        if (t.is_view()) {
+          TL_CHECK(nr == 0, "function ", name, ": an input modified in place (mark_dirty) that is a view must be "
+                   "the first output");
+          autograd::rebase_history(t, node);
+        } else if (is_floating_type(t.scalar_type())) {
+          auto& meta = autograd::materialize_meta(t);
+          meta.grad_fn_ = node;
+          meta.output_nr_ = nr;
+        }
+      } else {
+        autograd::set_history(t, node, nr);
+      }
+      result.append(tensor_obj(t));
+    }
+    for (py::handle h : saved) {
+      if (h.is_none()) {
+        node->saved_.emplace_back();
+        continue;
+      }
+      const Tensor& t = tensor_arg(h, "save_for_backward");
+      bool is_output = false;
+      for (py::handle r : result) is_output |= is_tensor(r.ptr()) && unwrap(r.ptr()).is_same(t);
+      node->saved_.emplace_back(t, is_output);
+    }
+    return result;
+  });
 
   m.def("is_grad_enabled", []() { return autograd::is_grad_enabled(); }, "Whether grad mode is on (this thread).");
   m.def("_set_grad_enabled", [](bool v) { autograd::set_grad_enabled(v); });

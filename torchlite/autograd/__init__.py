@@ -9,7 +9,7 @@ from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inferen
                         no_grad, set_grad_enabled)
 
 __all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
-           "gradcheck", "gradgradcheck"]
+           "gradcheck", "gradgradcheck", "Function", "once_differentiable"]
 
 
 def _as_tuple(x):
@@ -90,4 +90,5 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     return tuple(result)
 
 
+from .function import Function, FunctionCtx, once_differentiable  # noqa: E402,F401
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: E402,F401
