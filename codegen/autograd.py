@@ -181,6 +181,11 @@ class AutogradCtx:
     # original self is saved (the in-place variant clones it first), else "".
     self_condition: str
     index_of: dict[str, int] = field(default_factory=dict)  # differentiable input -> its index
+    # Forward mode (`jvp:`): "elementwise" sums each input's backward formula with its tangent as `grad`
+    # (jvp_terms: (input, C++ expression)); "linear" calls the op on the tangents (linear_args).
+    jvp: str | None = None
+    jvp_terms: list[tuple[str, str]] = field(default_factory=list)
+    linear_args: str = ""
 
 
 def node_indices(functions: list[NativeFunction]) -> dict[str, int]:
@@ -232,7 +237,9 @@ def _value_member(a: Argument) -> tuple[str, list[str], str]:
 class _Emitter:
     """Prints one formula's tree as C++, recording what it reads."""
 
-    def __init__(self, nf: NativeFunction, helpers: set[str], op_names: set[str]):
+    def __init__(self, nf: NativeFunction, helpers: set[str], op_names: set[str], jvp: bool = False):
+        # jvp: printed for the forward wrapper (arguments and outputs read directly, grad is a tangent)
+        self.jvp = jvp
         self.nf = nf
         s = nf.schema
         self.args = {a.name: a for a in s.arguments}
@@ -289,10 +296,10 @@ class _Emitter:
                 owner = recv[1]
                 if owner in self.args and self.args[owner].type.is_tensor:
                     self.reads.add(f"meta:{owner}:{name}")
-                    return f"{owner}_{name}"
+                    return f"{owner}.{name}()" if self.jvp else f"{owner}_{name}"
                 if self.output_index(owner) is not None:
                     self.reads.add(f"meta:{owner}:{name}")
-                    return f"{owner}_{name}"
+                    return f"out{self.output_index(owner)}.{name}()" if self.jvp else f"{owner}_{name}"
             return f"{self.fn(name)}({', '.join([self.emit(recv)] + [self.emit(a) for a in args])})"
         if k == "name":
             n = e[1]
@@ -300,7 +307,7 @@ class _Emitter:
                 return n
             if n == "grad":
                 self.uses_grads = True
-                return "grads[0]"
+                return "grad" if self.jvp else "grads[0]"
             if n == "grads":
                 self.uses_grads = True
                 return "grads"
@@ -315,7 +322,7 @@ class _Emitter:
             i = self.output_index(n)
             if i is not None:
                 self.reads.add(f"out:{i}")
-                return f"result{i}"
+                return f"out{i}" if self.jvp else f"result{i}"
             raise ValueError(f"unknown name '{n}'")
         raise AssertionError(k)
 
@@ -438,7 +445,22 @@ def autograd_context(nf: NativeFunction, index: int, helpers: set[str], op_names
                        key=lambda n: by_name[n].index)
         self_condition = "(" + " || ".join(f"autograd::requires_grad_of({u})" for u in users) + ")"
         self_member.save = [x.replace("SavedVariable(self,", "SavedVariable(self_value,") for x in self_member.save]
+    jvp_terms, linear_args = [], ""
+    if nf.jvp == "elementwise":
+        for dv in nf.derivatives:
+            if len(dv.inputs) != 1 or dv.inputs[0] in nf.nondiff or by_name[dv.inputs[0]].kind != "tensor":
+                if len(dv.inputs) == 1 and dv.inputs[0] in nf.nondiff:
+                    continue
+                raise SchemaError("jvp: elementwise needs one formula per single Tensor input",
+                                  nf.lines.get("jvp", nf.line), s.full_name)
+            jvp_terms.append((dv.inputs[0], _Emitter(nf, helpers, op_names, jvp=True).emit(parse_formula(dv.formula))))
+    elif nf.jvp == "linear":
+        linear_args = ", ".join(f"t_{a.name}" if a.name in by_name else a.name for a in s.arguments)
+    elif nf.jvp is not None:
+        raise SchemaError("jvp formulas other than `elementwise` and `linear` are not supported yet",
+                          nf.lines.get("jvp", nf.line), s.full_name)
     return AutogradCtx(
+        jvp=nf.jvp, jvp_terms=jvp_terms, linear_args=linear_args,
         node=node_name(nf, index), inputs=diff_inputs, members=members, formulas=formulas,
         outputs=[f"out{i}" for i in range(len(s.returns))], diff_outputs=diff_outputs, uses_grads=uses_grads,
         zero_fill=len(diff_outputs) > 1, helpers_used=uses_helpers, ops_used=sorted(ops),

@@ -403,3 +403,56 @@ def test_hook_closure_referencing_its_tensor_is_collected():
     gc.collect()
     after = tl._C._autograd_live_counts()
     assert after["tensors"] <= before["tensors"] + 2, (before, after)
+
+
+# ------------------------------------------------------------------ forward mode
+
+def test_forward_ad_dual_tensors():
+    import torchlite.autograd.forward_ad as fwAD
+
+    x = tl.tensor([0.5, 1.0, 2.0], dtype=tl.float64)
+    v = tl.tensor([1.0, 0.0, 2.0], dtype=tl.float64)
+    with fwAD.dual_level():
+        d = fwAD.make_dual(x, v)
+        y = (d * d).sin() + d.exp()
+        primal, tangent = fwAD.unpack_dual(y)
+        assert fwAD.unpack_dual(x).tangent is None
+        xv, vv = np.asarray(x), np.asarray(v)
+        np.testing.assert_allclose(np.asarray(primal), np.sin(xv * xv) + np.exp(xv), rtol=1e-12)
+        np.testing.assert_allclose(np.asarray(tangent), np.cos(xv * xv) * 2 * xv * vv + np.exp(xv) * vv, rtol=1e-12)
+        z = d.t() if d.dim() == 2 else d.unsqueeze(0).sum(0)  # linear ops carry the tangent through
+        np.testing.assert_array_equal(np.asarray(fwAD.unpack_dual(z).tangent), vv)
+        with pytest.raises(RuntimeError, match="different size"):
+            fwAD.make_dual(x, tl.ones(2, dtype=tl.float64))
+        with pytest.raises(RuntimeError, match="Nested forward mode AD is not supported"):
+            fwAD.enter_dual_level()
+    assert fwAD.unpack_dual(y).tangent is None  # tangents end with their level
+    with pytest.raises(RuntimeError, match="dual level"):
+        fwAD.make_dual(x, v)
+
+
+def test_forward_ad_through_an_op_without_jvp_raises():
+    import torchlite.autograd.forward_ad as fwAD
+
+    with fwAD.dual_level():
+        d = fwAD.make_dual(tl.ones(2, 2, dtype=tl.float64), tl.ones(2, 2, dtype=tl.float64))
+        with pytest.raises(NotImplementedError, match="Trying to use forward AD with mm"):
+            tl.mm(d, d)
+
+
+def test_gradcheck_forward_mode_can_fail():
+    """A missing tangent is caught: this Function computes through NumPy, so its output carries no tangent and
+    the forward-mode Jacobian (zero) disagrees with finite differences."""
+    class Square(tl.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return tl.tensor(np.asarray(x.detach()) ** 2)
+
+        @staticmethod
+        def backward(ctx, g):
+            return g
+
+    x = tl.randn(3, dtype=tl.float64, requires_grad=True)
+    assert tl.autograd.gradcheck(lambda t: t * t, (x,), check_forward_ad=True)
+    assert not tl.autograd.gradcheck(Square.apply, (x,), check_forward_ad=True, check_backward_ad=False,
+                                     raise_exception=False)

@@ -7,7 +7,7 @@ a broadcast sample and a non-contiguous one for pointwise ops, the op's sample
 from tests/test_ops.py (with its layout kept) for the others, and the in-place
 variant where there is one. Inputs come from the op's `test: domain`. An op's
 `test: xfail` / `not_twice_differentiable` reasons mark the checks (the audit
-shows them). Random ops (tags: [random]) have a zero gradient by definition,
+shows them). Ops with a `jvp:` entry also get a forward-mode check. Random ops (tags: [random]) have a zero gradient by definition,
 as in PyTorch: that is what their check asserts.
 """
 import numpy as np
@@ -180,6 +180,20 @@ def test_gradgradcheck(nf, label, kind):
     assert gradgradcheck(fn, inputs)
 
 
+# In-place ops do not compute tangents yet (they raise NotImplementedError): ops whose only variant is
+# in-place (copy_) get no forward-mode check.
+FORWARD_CASES = [c for c in CASES if c.values[0].jvp and c.values[2] == "function"
+                 and T.primary_kind(c.values[0]) != "inplace"]
+
+
+@pytest.mark.parametrize("nf,label,kind", FORWARD_CASES)
+def test_forward_ad(nf, label, kind):
+    """Ops with a `jvp:` entry: forward-mode Jacobians (dual tensors) against finite differences."""
+    _marks(nf)
+    fn, inputs = as_function(nf, _sample(nf, label), kind)
+    assert gradcheck(fn, inputs, check_forward_ad=True, check_backward_ad=False)
+
+
 def test_every_differentiable_op_is_checked():
     checked = {c.values[0].schema.full_name for c in CASES}
     assert checked >= {nf.schema.full_name for nf in DIFFERENTIABLE}
@@ -229,7 +243,8 @@ def test_audit_passes_and_its_report_is_current():
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     ops = describe(os.path.join(root, "native_functions.yaml"))
     run_checks(ops)
-    failing = [op["name"] for op in ops if "fail" in (op["checks"]["gradcheck"], op["checks"]["gradgradcheck"])]
+    failing = [op["name"] for op in ops if "fail" in (op["checks"]["gradcheck"], op["checks"]["gradgradcheck"],
+                                                      op["checks"]["forward_ad"])]
     assert not failing, failing
     assert all(op["checks"]["gradcheck"] == "pass" for op in ops)
 

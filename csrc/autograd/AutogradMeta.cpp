@@ -21,6 +21,29 @@ AutogradMeta::~AutogradMeta() {
 
 int64_t live_meta_count() { return g_live_metas.load(std::memory_order_relaxed); }
 
+std::atomic<uint64_t> g_dual_level{0};
+static std::atomic<uint64_t> g_last_dual_level{0};
+
+uint64_t enter_dual_level() {
+  TL_CHECK(current_dual_level() == 0, "Nested forward mode AD is not supported at the moment");
+  const uint64_t level = ++g_last_dual_level;
+  g_dual_level.store(level);
+  return level;
+}
+
+void exit_dual_level(uint64_t level) {
+  TL_CHECK(current_dual_level() == level, "Trying to exit a forward AD level that was not the last one created.");
+  g_dual_level.store(0);
+}
+
+void set_tangent(const Tensor& t, const Tensor& tangent) {
+  const uint64_t level = current_dual_level();
+  TL_CHECK(level != 0, "forward AD: a tangent can only be set inside a dual_level context");
+  AutogradMeta& m = materialize_meta(t);
+  m.fw_grad_ = tangent;
+  m.fw_level_ = tangent.defined() ? level : 0;
+}
+
 AutogradMeta& materialize_meta(const Tensor& t) {
   TL_CHECK(t.defined(), "autograd: undefined tensor");
   if (AutogradMeta* m = get_meta(t)) return *m;

@@ -3,6 +3,7 @@
 // the node that produced it (grad_fn and output number) or, for a leaf, its
 // gradient accumulator, and its hooks. Lives in TensorImpl's autograd-meta slot,
 // created on first use.
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -28,6 +29,9 @@ struct AutogradMeta final : AutogradMetaInterface {
   using PostAccumulateHook = std::function<void(const Tensor&)>;
   std::vector<std::pair<int64_t, PostAccumulateHook>> post_accumulate_hooks_;
   std::mutex mutex_;  // guards grad_ and grad_accumulator_ across threads
+  // Forward mode: the tangent, valid while dual level `fw_level_` is the active one.
+  Tensor fw_grad_;
+  uint64_t fw_level_ = 0;
 };
 
 // The tensor's meta, or nullptr.
@@ -65,6 +69,20 @@ Tensor detach(const Tensor& t);
 
 // The hook list of t, made on first use (and attached to t's grad_fn).
 std::shared_ptr<TensorHookList> tensor_hooks(const Tensor& t);
+
+// Forward-mode AD (torchlite.autograd.forward_ad): one dual level at a time. A
+// tangent belongs to the level it was set in and is gone once that level exits.
+extern std::atomic<uint64_t> g_dual_level;  // the active level, 0 for none
+inline uint64_t current_dual_level() { return g_dual_level.load(std::memory_order_relaxed); }
+uint64_t enter_dual_level();  // raises if one is active (nesting is not supported)
+void exit_dual_level(uint64_t level);
+// t's tangent at the active level, or undefined.
+inline Tensor tangent_of(const Tensor& t) {
+  AutogradMeta* m = get_meta(t);
+  const uint64_t level = current_dual_level();
+  return m && level && m->fw_level_ == level ? m->fw_grad_ : Tensor();
+}
+void set_tangent(const Tensor& t, const Tensor& tangent);  // at the active level
 
 // Live TensorImpl count is in core; this counts metas (for leak tests).
 int64_t live_meta_count();

@@ -1,6 +1,8 @@
 #include "autograd/Stage.h"
 
 #include "core/Error.h"
+#include "ops/expand.h"
+#include "ops/to.h"
 #include "ops/zeros.h"
 
 namespace torchlite::autograd {
@@ -20,6 +22,22 @@ void check_inplace(const OpInfo& op, const Tensor& self) {
 void throw_out_not_differentiable(const OpInfo& op) {
   TL_ERROR(op.name, "(): functions with out=... arguments don't support automatic differentiation, but one of the "
                     "arguments requires grad.");
+}
+
+Tensor fit_tangent(const Tensor& tangent, const Tensor& out) {
+  Tensor t = tangent;
+  if (!t.sizes().equals(out.sizes())) t = expand(t, out.sizes());
+  if (t.scalar_type() != out.scalar_type()) t = to(t, out.scalar_type());
+  return t;
+}
+
+Tensor zeros_like_tensor(const Tensor& t) { return zeros(t.sizes(), t.scalar_type(), t.device()); }
+
+void throw_no_forward_ad(const OpInfo& op) {
+  throw_error(ErrorKind::NotImplemented,
+              str("Trying to use forward AD with ", op.name, op.overload[0] ? "." : "", op.overload,
+                  " that does not support it because it has not been implemented yet (it needs a jvp: in "
+                  "native_functions.yaml)."));
 }
 
 void zero_fill(variable_list& grads, const Node& node, std::initializer_list<size_t> outputs) {

@@ -30,14 +30,48 @@ inline bool requires_grad_of(ArrayRef<std::optional<Tensor>> ts) {
   return false;
 }
 
-// Record this call? Only when an input requires grad, grad mode is on, and we
+inline bool has_tangent(const Tensor& t) { return tangent_of(t).defined(); }
+inline bool has_tangent(const std::optional<Tensor>& t) { return t.has_value() && has_tangent(*t); }
+inline bool has_tangent(ArrayRef<Tensor> ts) {
+  for (const Tensor& t : ts)
+    if (has_tangent(t)) return true;
+  return false;
+}
+inline bool has_tangent(ArrayRef<std::optional<Tensor>> ts) {
+  for (const auto& t : ts)
+    if (has_tangent(t)) return true;
+  return false;
+}
+
+// Record a backward node? When an input requires grad, grad mode is on, and we
 // are not already below autograd (inside a recorded op's own computation).
 template <typename... Ts>
-bool needs_autograd(const Ts&... tensors) {
+bool records_backward(const Ts&... tensors) {
   if (!(requires_grad_of(tensors) || ...)) return false;
   const ModeState& m = mode_state();
   return m.grad_enabled && !m.below_autograd;
 }
+// Compute a forward-mode tangent? When an input carries one at the active dual level.
+template <typename... Ts>
+bool computes_tangent(const Ts&... tensors) {
+  return current_dual_level() != 0 && !mode_state().below_autograd && (has_tangent(tensors) || ...);
+}
+// The autograd stage runs when either does.
+template <typename... Ts>
+bool needs_autograd(const Ts&... tensors) {
+  return records_backward(tensors...) || computes_tangent(tensors...);
+}
+
+// An input's tangent, or zeros like it (a linear op's tangent takes every input's).
+Tensor zeros_like_tensor(const Tensor& t);
+inline Tensor tangent_or_zeros(const Tensor& t) {
+  Tensor g = tangent_of(t);
+  return g.defined() ? g : zeros_like_tensor(t);
+}
+// An elementwise op's summed tangent in the output's shape and dtype (one input's term may be smaller).
+Tensor fit_tangent(const Tensor& tangent, const Tensor& out);
+// Forward AD reached an op without a jvp.
+[[noreturn]] void throw_no_forward_ad(const OpInfo& op);
 
 // In-place on `self` while recording: a leaf that requires grad is refused, as
 // is a view (its base's history would need updating: not supported yet).

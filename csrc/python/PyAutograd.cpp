@@ -14,6 +14,7 @@
 #include "autograd/SavedValue.h"
 #include "autograd/Stage.h"
 #include "core/TensorFactory.h"
+#include "ops/view_as.h"
 #include "ops/zeros.h"
 #include "python/Errors.h"
 #include "python/ArgParser.h"
@@ -315,6 +316,34 @@ void init_autograd(PyObject* module) {
       node->saved_.emplace_back(t, is_output);
     }
     return result;
+  });
+
+  // Forward-mode AD (torchlite.autograd.forward_ad).
+  m.def("_enter_dual_level", []() { return autograd::enter_dual_level(); });
+  m.def("_exit_dual_level", [](uint64_t level) { autograd::exit_dual_level(level); });
+  m.def("_current_dual_level", []() { return autograd::current_dual_level(); });
+  m.def("_make_dual", [](py::handle t, py::handle tangent) {
+    const Tensor& p = tensor_arg(t, "make_dual");
+    const Tensor& g = tensor_arg(tangent, "make_dual");
+    TL_CHECK(autograd::current_dual_level() != 0,
+             "make_dual: forward AD needs an active dual level: use `with torchlite.autograd.forward_ad.dual_level():`");
+    TL_CHECK(p.sizes().equals(g.sizes()), "Trying to set a forward gradient that has a different size than that of "
+             "the original Tensor, this is not supported. Tensor is of size ", p.sizes(),
+             " while the given forward gradient is of size ", g.sizes(), ".");
+    TL_CHECK(is_floating_type(p.scalar_type()) && g.scalar_type() == p.scalar_type(),
+             "make_dual: expected a floating primal and a tangent of the same dtype, got ",
+             scalar_type_name(p.scalar_type()), " and ", scalar_type_name(g.scalar_type()));
+    Tensor dual = view_as(p, p);  // a view, with the primal's backward history
+    autograd::set_tangent(dual, g);
+    return tensor_obj(dual);
+  });
+  m.def("_unpack_dual", [](py::handle t) -> py::tuple {
+    const Tensor& x = tensor_arg(t, "unpack_dual");
+    Tensor tangent = autograd::tangent_of(x);
+    if (!tangent.defined()) return py::make_tuple(tensor_obj(x), py::none());
+    Tensor primal = view_as(x, x);
+    autograd::set_tangent(primal, Tensor());
+    return py::make_tuple(tensor_obj(primal), tensor_obj(tangent));
   });
 
   m.def("is_grad_enabled", []() { return autograd::is_grad_enabled(); }, "Whether grad mode is on (this thread).");

@@ -99,9 +99,6 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
     """Checks the gradients of `func` at `inputs` (float64 tensors with requires_grad=True) against finite
     differences. Returns True, or raises GradcheckError (returns False with raise_exception=False)."""
     Tensor = _tensor_type()
-    if check_forward_ad:
-        raise NotImplementedError("gradcheck: check_forward_ad=True needs forward-mode AD, which torchlite "
-                                  "does not have yet")
     inputs = _as_tuple(inputs)
     diff_idx = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
     if not diff_idx:
@@ -114,20 +111,54 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
             warnings.warn(f"Input #{i} requires gradient and is not a double precision floating point. "
                           "This check will likely fail if all the inputs are not of double precision floating "
                           "point.", stacklevel=2)
-    if not check_backward_ad:
-        return True
-    ok, _, msg = _check(func, inputs, eps, atol, rtol)
-    return True if ok else _fail(msg, raise_exception)
+    if check_backward_ad:
+        ok, _, msg = _check(func, inputs, eps, atol, rtol)
+        if not ok:
+            return _fail(msg, raise_exception)
+    if check_forward_ad:
+        ok, _, msg = _check(func, inputs, eps, atol, rtol, forward=True)
+        if not ok:
+            return _fail("While considering forward AD: " + msg, raise_exception)
+    return True
 
 
-def _check(func, inputs, eps=1e-6, atol=1e-5, rtol=1e-3):
-    """(passed, largest |analytical - numerical|, failure message) of func at inputs."""
+def _forward_jacobian(func, inputs, diff_idx, outputs):
+    """The same layout from forward mode: one dual evaluation per input element, with a one-hot tangent."""
+    from .. import zeros
+    from . import forward_ad
+
+    jac = {}
+    for i in diff_idx:
+        x = inputs[i]
+        cols = {k: np.zeros((outputs[k].numel(), x.numel())) for k in range(len(outputs))}
+        for j in range(x.numel()):
+            t = zeros(tuple(x.shape), dtype=x.dtype)
+            np.asarray(t).reshape(-1)[j] = 1
+            with forward_ad.dual_level():
+                args = list(inputs)
+                args[i] = forward_ad.make_dual(x.detach(), t)
+                outs = _outputs(func, tuple(args))
+                for k, o in enumerate(outs):
+                    tangent = forward_ad.unpack_dual(o).tangent
+                    if tangent is not None:
+                        cols[k][:, j] = np.asarray(tangent.detach()).astype(np.float64).reshape(-1)
+        for k in range(len(outputs)):
+            jac[(k, i)] = cols[k]
+    return jac, []
+
+
+def _check(func, inputs, eps=1e-6, atol=1e-5, rtol=1e-3, forward=False):
+    """(passed, largest |analytical - numerical|, failure message) of func at inputs; the analytical Jacobian
+    from reverse mode, or from forward mode."""
     Tensor = _tensor_type()
     inputs = _as_tuple(inputs)
     diff_idx = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
     outputs = _outputs(func, inputs)
     numerical = _numerical_jacobian(func, inputs, diff_idx, outputs, eps)
-    analytical, problems = _analytical_jacobian(outputs, inputs, diff_idx)
+    if forward:
+        analytical, problems = _forward_jacobian(func, inputs, diff_idx, outputs)
+    else:
+        analytical, problems = _analytical_jacobian(outputs, inputs, diff_idx)
     if problems:
         return False, float("inf"), "Gradcheck failed: " + "; ".join(problems)
     max_err = 0.0
