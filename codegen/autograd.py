@@ -234,6 +234,28 @@ def _value_member(a: Argument) -> tuple[str, list[str], str]:
     return decl, [f"node->{m} = {n};"], f"const {decl}& {n} = {m};"
 
 
+def _tensor_member(n: str, t: Type, condition: str) -> SavedMember:
+    """A saved Tensor, Tensor? or Tensor[]/Tensor?[] argument: its member, how it is saved and unpacked."""
+    if t.is_list:
+        decl = "std::vector<autograd::SavedVariable>"
+        if t.elem_optional:
+            save = f"for (const auto& t : {n}) node->{n}_.emplace_back(t.has_value() ? *t : Tensor(), false);"
+            local = f"std::vector<std::optional<Tensor>> {n} = autograd::unpack_optional_list({n}_);"
+        else:
+            save = f"for (const Tensor& t : {n}) node->{n}_.emplace_back(t, false);"
+            local = f"std::vector<Tensor> {n} = autograd::unpack_list({n}_);"
+        release = f"{n}_.clear();"
+    else:
+        decl, release = "autograd::SavedVariable", f"{n}_.reset();"
+        if t.optional:
+            save = f"if ({n}.has_value()) node->{n}_ = autograd::SavedVariable(*{n}, false);"
+            local = f"std::optional<Tensor> {n} = autograd::unpack_optional({n}_);"
+        else:
+            save = f"node->{n}_ = autograd::SavedVariable({n}, false);"
+            local = f"Tensor {n} = {n}_.unpack();"
+    return SavedMember(f"{n}_", decl, [save], condition, local, n, is_tensor=True, release=release, kind="tensor")
+
+
 class _Emitter:
     """Prints one formula's tree as C++, recording what it reads."""
 
@@ -370,30 +392,7 @@ def autograd_context(nf: NativeFunction, index: int, helpers: set[str], op_names
             continue
         n, t = a.name, a.type
         if t.base == "Tensor":
-            cond = condition(n)
-            if t.elem_optional:
-                members.append(SavedMember(
-                    f"{n}_", "std::vector<autograd::SavedVariable>",
-                    [f"for (const auto& t : {n}) node->{n}_.emplace_back(t.has_value() ? *t : Tensor(), false);"],
-                    cond, f"std::vector<std::optional<Tensor>> {n} = autograd::unpack_optional_list({n}_);",
-                    n, is_tensor=True, release=f"{n}_.clear();", kind="tensor"))
-            elif t.is_list:
-                members.append(SavedMember(
-                    f"{n}_", "std::vector<autograd::SavedVariable>",
-                    [f"for (const Tensor& t : {n}) node->{n}_.emplace_back(t, false);"],
-                    cond, f"std::vector<Tensor> {n} = autograd::unpack_list({n}_);",
-                    n, is_tensor=True, release=f"{n}_.clear();", kind="tensor"))
-            elif t.optional:
-                members.append(SavedMember(
-                    f"{n}_", "autograd::SavedVariable",
-                    [f"if ({n}.has_value()) node->{n}_ = autograd::SavedVariable(*{n}, false);"], cond,
-                    f"std::optional<Tensor> {n} = autograd::unpack_optional({n}_);", n, is_tensor=True,
-                    release=f"{n}_.reset();", kind="tensor"))
-            else:
-                members.append(SavedMember(
-                    f"{n}_", "autograd::SavedVariable", [f"node->{n}_ = autograd::SavedVariable({n}, false);"],
-                    cond, f"Tensor {n} = {n}_.unpack();", n, is_tensor=True, release=f"{n}_.reset();",
-                    kind="tensor"))
+            members.append(_tensor_member(n, t, condition(n)))
         else:
             try:
                 decl, save, local = _value_member(a)
