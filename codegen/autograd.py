@@ -186,6 +186,7 @@ class AutogradCtx:
     jvp: str | None = None
     jvp_terms: list[tuple[str, str]] = field(default_factory=list)
     linear_args: str = ""
+    jvp_formula: str = ""  # an explicit jvp: formula, C++ (`<input>_t` is that input's tangent)
 
 
 def node_indices(functions: list[NativeFunction]) -> dict[str, int]:
@@ -338,6 +339,8 @@ class _Emitter:
                 return f"grads[{self.rets.index(n[5:])}]"
             if n == "grad_input_mask":
                 return n
+            if self.jvp and n.endswith("_t") and n[:-2] in self.args and self.args[n[:-2]].type.base == "Tensor":
+                return f"t_{n[:-2]}"  # an input's tangent (zeros when it has none)
             if n in self.args:
                 self.reads.add(n)
                 return n
@@ -444,7 +447,7 @@ def autograd_context(nf: NativeFunction, index: int, helpers: set[str], op_names
                        key=lambda n: by_name[n].index)
         self_condition = "(" + " || ".join(f"autograd::requires_grad_of({u})" for u in users) + ")"
         self_member.save = [x.replace("SavedVariable(self,", "SavedVariable(self_value,") for x in self_member.save]
-    jvp_terms, linear_args = [], ""
+    jvp_terms, linear_args, jvp_formula = [], "", ""
     if nf.jvp == "elementwise":
         for dv in nf.derivatives:
             if len(dv.inputs) != 1 or dv.inputs[0] in nf.nondiff or by_name[dv.inputs[0]].kind != "tensor":
@@ -456,10 +459,17 @@ def autograd_context(nf: NativeFunction, index: int, helpers: set[str], op_names
     elif nf.jvp == "linear":
         linear_args = ", ".join(f"t_{a.name}" if a.name in by_name else a.name for a in s.arguments)
     elif nf.jvp is not None:
-        raise SchemaError("jvp formulas other than `elementwise` and `linear` are not supported yet",
-                          nf.lines.get("jvp", nf.line), s.full_name)
+        if len(s.returns) != 1:
+            raise SchemaError("a jvp formula needs an op with one return", nf.lines.get("jvp", nf.line), s.full_name)
+        em = _Emitter(nf, helpers, op_names, jvp=True)
+        try:
+            jvp_formula = em.emit(parse_formula(str(nf.jvp)))
+        except ValueError as e:
+            raise SchemaError(f"jvp formula: {e}", nf.lines.get("jvp", nf.line), s.full_name) from None
+        ops |= em.ops
+        uses_helpers |= em.uses_helpers
     return AutogradCtx(
-        jvp=nf.jvp, jvp_terms=jvp_terms, linear_args=linear_args,
+        jvp=nf.jvp, jvp_terms=jvp_terms, linear_args=linear_args, jvp_formula=jvp_formula,
         node=node_name(nf, index), inputs=diff_inputs, members=members, formulas=formulas,
         outputs=[f"out{i}" for i in range(len(s.returns))], diff_outputs=diff_outputs, uses_grads=uses_grads,
         zero_fill=len(diff_outputs) > 1, helpers_used=uses_helpers, ops_used=sorted(ops),

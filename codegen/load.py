@@ -475,7 +475,18 @@ def _validate_expressions(nf: NativeFunction, helpers: dict, op_names: set[str],
                                       dv.line, schema.full_name, filename)
     if nf.jvp is not None and nf.jvp not in JVP_KINDS:
         try:
-            tokenize(str(nf.jvp))
+            tokens = tokenize(str(nf.jvp))
         except ValueError as e:
             raise SchemaError(f"jvp formula: {e}", nf.lines.get("jvp", nf.line), schema.full_name,
                               filename) from None
+        # A jvp formula reads the arguments, `<tensor input>_t` (its tangent) and the result.
+        known = {a.name for a in schema.arguments} | {"result", "true", "false"}
+        known |= {f"{a.name}_t" for a in schema.arguments if a.type.base == "Tensor"}
+        callables = set(helpers.get("formula_helpers", {})) | op_names
+        for t in tokens:
+            if t.kind == "ident" and t.text not in known:
+                raise SchemaError(f"unknown name '{t.text}' in jvp formula (arguments, <input>_t, result)",
+                                  nf.lines.get("jvp", nf.line), schema.full_name, filename)
+            if t.kind in ("call", "method") and t.text not in callables and t.text not in helpers.get("metadata", {}):
+                raise SchemaError(f"unknown function '{t.text}' in jvp formula", nf.lines.get("jvp", nf.line),
+                                  schema.full_name, filename)
