@@ -459,3 +459,19 @@ def test_gradcheck_forward_mode_can_fail():
     assert tl.autograd.gradcheck(lambda t: t * t, (x,), check_forward_ad=True)
     assert not tl.autograd.gradcheck(Square.apply, (x,), check_forward_ad=True, check_backward_ad=False,
                                      raise_exception=False)
+
+
+def test_deep_graphs_do_not_recurse():
+    """A chain of 100,000 ops: autograd.grad, backward and freeing the graph walk it without recursing once per
+    node (which overflowed the C++ stack)."""
+    x = leaf(1.0)
+    for make in (lambda t: t * 1.0, lambda t: t.sin()):
+        y = x
+        for _ in range(100_000):
+            y = make(y)
+        g, = tl.autograd.grad(y, x, retain_graph=True)
+        assert np.isfinite(g.item())
+        y.backward()
+        del y
+    gc.collect()
+    assert tl._C._autograd_live_counts()["nodes"] <= 1  # x's AccumulateGrad at most

@@ -65,17 +65,29 @@ struct GraphTask {
 };
 
 // Marks the nodes that lead to a target (autograd.grad / inputs=): only they run.
-bool mark_needed(Node* n, const std::unordered_set<Node*>& targets, std::unordered_map<Node*, bool>& memo,
+// Iterative (a post-order walk), so a deep graph does not recurse once per node.
+void mark_needed(Node* root, const std::unordered_set<Node*>& targets, std::unordered_map<Node*, bool>& memo,
                  std::unordered_set<Node*>& executable) {
-  auto it = memo.find(n);
-  if (it != memo.end()) return it->second;
-  memo[n] = false;  // graphs are acyclic; this only guards revisits
-  bool needed = targets.count(n) > 0;
-  for (const Edge& e : n->next_edges())
-    if (e.valid() && mark_needed(e.function.get(), targets, memo, executable)) needed = true;
-  memo[n] = needed;
-  if (needed) executable.insert(n);
-  return needed;
+  std::vector<std::pair<Node*, size_t>> stack{{root, 0}};  // (node, next edge to visit)
+  memo[root] = false;
+  while (!stack.empty()) {
+    auto& [n, i] = stack.back();
+    const auto& edges = n->next_edges();
+    if (i < edges.size()) {
+      Node* next = edges[i++].function.get();
+      if (next && !memo.count(next)) {
+        memo[next] = false;
+        stack.emplace_back(next, 0);
+      }
+      continue;
+    }
+    bool needed = targets.count(n) > 0;
+    for (const Edge& e : edges)
+      if (e.valid() && memo[e.function.get()]) needed = true;
+    memo[n] = needed;
+    if (needed) executable.insert(n);
+    stack.pop_back();
+  }
 }
 
 void run_tensor_hooks(Node& node, variable_list& grads) {

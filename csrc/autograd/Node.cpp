@@ -11,7 +11,27 @@ Node::Node() : sequence_nr_(g_next_sequence_nr.fetch_add(1, std::memory_order_re
   g_live_nodes.fetch_add(1, std::memory_order_relaxed);
 }
 
-Node::~Node() { g_live_nodes.fetch_sub(1, std::memory_order_relaxed); }
+// Dropping a node drops its edges, which may drop the next nodes, and so on down
+// the graph: a chain of a million ops would recurse a million deep. The edges of
+// nodes that die while a release is under way go on this thread's list instead,
+// and the outermost release empties it in a loop.
+Node::~Node() {
+  thread_local std::vector<std::shared_ptr<Node>> pending;
+  thread_local bool releasing = false;
+  for (Edge& e : next_edges_)
+    if (e.function) pending.push_back(std::move(e.function));
+  next_edges_.clear();
+  if (!releasing) {
+    releasing = true;
+    while (!pending.empty()) {
+      std::shared_ptr<Node> next = std::move(pending.back());
+      pending.pop_back();
+      next.reset();  // if it was the last reference, its destructor adds its edges to `pending`
+    }
+    releasing = false;
+  }
+  g_live_nodes.fetch_sub(1, std::memory_order_relaxed);
+}
 
 int64_t Node::live_count() { return g_live_nodes.load(std::memory_order_relaxed); }
 
