@@ -464,6 +464,8 @@ def test_gradcheck_forward_mode_can_fail():
 def test_deep_graphs_do_not_recurse():
     """A chain of 100,000 ops: autograd.grad, backward and freeing the graph walk it without recursing once per
     node (which overflowed the C++ stack)."""
+    gc.collect()
+    before = tl._C._autograd_live_counts()["nodes"]
     x = leaf(1.0)
     for make in (lambda t: t * 1.0, lambda t: t.sin()):
         y = x
@@ -474,4 +476,4 @@ def test_deep_graphs_do_not_recurse():
         y.backward()
         del y
     gc.collect()
-    assert tl._C._autograd_live_counts()["nodes"] <= 1  # x's AccumulateGrad at most
+    assert tl._C._autograd_live_counts()["nodes"] <= before + 1  # x's AccumulateGrad at most
