@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import sys
 
 from .autograd import autograd_context, node_indices
@@ -23,13 +22,11 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 def _saved(ag) -> list[dict]:
     out = []
     for m in ag.members:
-        kind = m.kind
         cond = "always"
-        if m.condition:
-            idx = {v: k for k, v in ag.index_of.items()}
-            names = [idx[int(i)] for i in re.findall(r"needs\((\d+)\)", m.condition)]
+        if m.needed_by:
+            names = list(m.needed_by)
             cond = "if " + " or ".join(names) + (" requires grad" if len(names) == 1 else " require grad")
-        out.append({"name": m.python_name, "kind": kind, "type": m.decl.replace("autograd::", ""), "when": cond})
+        out.append({"name": m.python_name, "kind": m.kind, "type": m.decl.replace("autograd::", ""), "when": cond})
     return out
 
 

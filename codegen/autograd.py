@@ -145,6 +145,7 @@ class SavedMember:
     is_tensor: bool = False
     release: str | None = None  # statement freeing it
     kind: str = "value"  # value (a number, list or string argument), tensor, output, metadata
+    needed_by: tuple[str, ...] = ()  # a tensor: the inputs whose formulas read it (saved if one needs a gradient)
 
 
 
@@ -173,7 +174,6 @@ class AutogradCtx:
     formulas: list[FormulaCtx]
     outputs: list[str]  # C++ names of the forward outputs
     diff_outputs: list[int]  # indices of outputs that get history
-    uses_grads: bool
     zero_fill: bool  # several differentiable outputs: undefined gradients become zeros
     helpers_used: bool
     ops_used: list[str]
@@ -235,7 +235,7 @@ def _value_member(a: Argument) -> tuple[str, list[str], str]:
     return decl, [f"node->{m} = {n};"], f"const {decl}& {n} = {m};"
 
 
-def _tensor_member(n: str, t: Type, condition: str) -> SavedMember:
+def _tensor_member(n: str, t: Type, condition: str, needed_by: tuple[str, ...]) -> SavedMember:
     """A saved Tensor, Tensor? or Tensor[]/Tensor?[] argument: its member, how it is saved and unpacked."""
     if t.is_list:
         decl = "std::vector<autograd::SavedVariable>"
@@ -254,7 +254,8 @@ def _tensor_member(n: str, t: Type, condition: str) -> SavedMember:
         else:
             save = f"node->{n}_ = autograd::SavedVariable({n}, false);"
             local = f"Tensor {n} = {n}_.unpack();"
-    return SavedMember(f"{n}_", decl, [save], condition, local, n, is_tensor=True, release=release, kind="tensor")
+    return SavedMember(f"{n}_", decl, [save], condition, local, n, is_tensor=True, release=release, kind="tensor",
+                       needed_by=needed_by)
 
 
 class _Emitter:
@@ -270,7 +271,6 @@ class _Emitter:
         self.multi = len(s.returns) > 1
         self.helpers, self.op_names = helpers, op_names
         self.reads: set[str] = set()  # arg names / output indices ("out:i") / metadata ("meta:x:f")
-        self.uses_grads = False
         self.uses_helpers = False
         self.ops: set[str] = set()
 
@@ -329,13 +329,10 @@ class _Emitter:
             if n in ("true", "false"):
                 return n
             if n == "grad":
-                self.uses_grads = True
                 return "grad" if self.jvp else "grads[0]"
             if n == "grads":
-                self.uses_grads = True
                 return "grads"
             if n.startswith("grad_") and n[5:] in self.rets:
-                self.uses_grads = True
                 return f"grads[{self.rets.index(n[5:])}]"
             if n == "grad_input_mask":
                 return n
@@ -365,7 +362,7 @@ def autograd_context(nf: NativeFunction, index: int, helpers: set[str], op_names
 
     formulas: list[FormulaCtx] = []
     reads_by_formula: list[tuple[list[str], set[str]]] = []
-    uses_grads = uses_helpers = False
+    uses_helpers = False
     ops: set[str] = set()
     for dv in nf.derivatives:
         inputs = [n for n in dv.inputs if n not in nf.nondiff]
@@ -376,17 +373,18 @@ def autograd_context(nf: NativeFunction, index: int, helpers: set[str], op_names
             cpp = em.emit(parse_formula(dv.formula))
         except ValueError as e:
             raise SchemaError(f"derivative formula for '{', '.join(dv.inputs)}': {e}", dv.line, s.full_name) from None
-        uses_grads |= em.uses_grads
         uses_helpers |= em.uses_helpers
         ops |= em.ops
         formulas.append(FormulaCtx(inputs, cpp, [], dv.formula, joint=len(dv.inputs) > 1,
                                    is_list=len(inputs) == 1 and by_name[inputs[0]].kind == "list"))
         reads_by_formula.append((inputs, em.reads))
 
+    def users(name_read: str) -> tuple[str, ...]:
+        return tuple(sorted({i for inputs, reads in reads_by_formula if name_read in reads for i in inputs},
+                            key=lambda n: by_name[n].index))
+
     def condition(name_read: str) -> str:
-        users = sorted({i for inputs, reads in reads_by_formula if name_read in reads for i in inputs},
-                       key=lambda n: by_name[n].index)
-        return " || ".join(f"node->needs({by_name[u].index})" for u in users) or "false"
+        return " || ".join(f"node->needs({by_name[u].index})" for u in users(name_read)) or "false"
 
     members: list[SavedMember] = []
     all_reads = set().union(*(r for _, r in reads_by_formula)) if reads_by_formula else set()
@@ -395,7 +393,7 @@ def autograd_context(nf: NativeFunction, index: int, helpers: set[str], op_names
             continue
         n, t = a.name, a.type
         if t.base == "Tensor":
-            members.append(_tensor_member(n, t, condition(n)))
+            members.append(_tensor_member(n, t, condition(n), users(n)))
         else:
             try:
                 decl, save, local = _value_member(a)
@@ -409,7 +407,7 @@ def autograd_context(nf: NativeFunction, index: int, helpers: set[str], op_names
             [f"node->result{i}_ = autograd::SavedVariable(out{i}, /*is_output=*/{'false' if i in _nondiff_output_indices(nf) else 'true'});"],
             condition(r), f"Tensor result{i} = result{i}_.unpack(shared_from_this());",
             f"result{i}" if len(s.returns) > 1 else "result", when="output", is_tensor=True,
-            release=f"result{i}_.reset();", kind="output"))
+            release=f"result{i}_.reset();", kind="output", needed_by=users(r)))
     for r in sorted(x for x in all_reads if x.startswith("meta:")):
         _, owner, meth = r.split(":")
         decl, read, view = METADATA[meth]
@@ -471,7 +469,7 @@ def autograd_context(nf: NativeFunction, index: int, helpers: set[str], op_names
     return AutogradCtx(
         jvp=nf.jvp, jvp_terms=jvp_terms, linear_args=linear_args, jvp_formula=jvp_formula,
         node=node_name(nf, index), inputs=diff_inputs, members=members, formulas=formulas,
-        outputs=[f"out{i}" for i in range(len(s.returns))], diff_outputs=diff_outputs, uses_grads=uses_grads,
+        outputs=[f"out{i}" for i in range(len(s.returns))], diff_outputs=diff_outputs,
         zero_fill=len(diff_outputs) > 1, helpers_used=uses_helpers, ops_used=sorted(ops),
         self_condition=self_condition, index_of={d.name: d.index for d in diff_inputs})
 

@@ -105,12 +105,6 @@ void run_tensor_hooks(Node& node, variable_list& grads) {
 
 }  // namespace
 
-Tensor sum_to(const Tensor& grad, IntArrayRef sizes) {
-  std::optional<Tensor> g = try_sum_to(grad, sizes);
-  TL_CHECK(g.has_value(), "sum_to: a gradient of shape ", sizes_str(grad.sizes()),
-           " cannot be summed to shape ", sizes_str(sizes));
-  return *g;
-}
 
 variable_list run_backward(const std::vector<Edge>& roots, const variable_list& grad_roots,
                            const BackwardOptions& options) {

@@ -22,7 +22,4 @@ struct BackwardOptions {
 variable_list run_backward(const std::vector<Edge>& roots, const variable_list& grad_roots,
                            const BackwardOptions& options);
 
-// grad summed down to `sizes` (the engine's un-broadcasting), or an error naming `node`.
-Tensor sum_to(const Tensor& grad, IntArrayRef sizes);
-
 }  // namespace torchlite::autograd
