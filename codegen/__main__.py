@@ -26,8 +26,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", default=os.path.join(ROOT, "generated"))
     ap.add_argument("--quiet", action="store_true")
     ap.add_argument("--json", help="audit: also write the audit as JSON here")
-    ap.add_argument("--report", default=os.path.join(ROOT, "docs", "autograd_audit.md"),
-                    help="audit: the Markdown report (default docs/autograd_audit.md)")
+    ap.add_argument("--report", help="audit: the Markdown report (default docs/autograd_audit.md; none with "
+                                     "--no-run unless given)")
     ap.add_argument("--no-run", action="store_true", help="audit: do not run the checks")
     args = ap.parse_args(argv)
     try:
@@ -41,7 +41,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"codegen: {len(fns)} operator overloads OK")
         else:
             from .audit import main as audit_main
-            return audit_main(args.yaml, args.json, args.report, run=not args.no_run)
+            report = args.report or (None if args.no_run else os.path.join(ROOT, "docs", "autograd_audit.md"))
+            return audit_main(args.yaml, args.json, report, run=not args.no_run)
     except SchemaError as e:
         print(f"error: {e}", file=sys.stderr)
         return 1

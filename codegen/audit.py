@@ -19,13 +19,15 @@ from .load import load, load_helpers
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def _saved(ag) -> list[dict]:
+def _saved(ag, nf) -> list[dict]:
     out = []
     for m in ag.members:
         cond = "always"
         if m.needed_by:
             names = list(m.needed_by)
             cond = "if " + " or ".join(names) + (" requires grad" if len(names) == 1 else " require grad")
+        if m.python_name in nf.save_if:
+            cond += f" and {nf.save_if[m.python_name]}"
         out.append({"name": m.python_name, "kind": m.kind, "type": m.decl.replace("autograd::", ""), "when": cond})
     return out
 
@@ -47,7 +49,8 @@ def describe(yaml_path: str) -> list[dict]:
             "node": ag.node,
             "formulas": {", ".join(d.inputs): d.formula for d in nf.derivatives},
             "jvp": nf.jvp,
-            "saved": _saved(ag),
+            "saved": _saved(ag, nf),
+            "zero_fill": ag.zero_fill,
             "nondiff": list(nf.nondiff),
             "nondiff_outputs": list(nf.nondiff_outputs),
             "test": {"domain": list(nf.test.domain) if nf.test.domain else None, "xfail": nf.test.xfail,
@@ -72,7 +75,7 @@ def run_checks(ops: list[dict]) -> None:
     by_name = {nf.schema.full_name: nf for nf in A.DIFFERENTIABLE}
     for op in ops:
         nf = by_name[op["name"]]
-        forward = op["jvp"] and A.T.primary_kind(nf) != "inplace"  # in-place ops compute no tangents yet
+        forward = bool(op["jvp"])
         result = {"gradcheck": "pass", "gradgradcheck": "pass", "forward_ad": "pass" if forward else "skip",
                   "max_error": {}}
         if op["random"]:
@@ -85,7 +88,7 @@ def run_checks(ops: list[dict]) -> None:
         for label, kind in cases:
             what = f"{label}" + (" (in-place)" if kind == "inplace" else "")
             checks = ["gradcheck"] if op["random"] else ["gradcheck", "gradgradcheck"]
-            if op["jvp"] and kind == "function" and A.T.primary_kind(nf) != "inplace":
+            if op["jvp"]:
                 checks.append("forward_ad")
             for check in checks:
                 if result[check] not in ("pass", "fail"):
@@ -138,13 +141,20 @@ def markdown(ops: list[dict]) -> str:
         lines += ["| input | formula |", "|---|---|"]
         for k, v in op["formulas"].items():
             lines.append(f"| {k} | `{_md_escape(v)}` |")
-        if op["jvp"]:
+        if isinstance(op["jvp"], dict):
+            for out_name, formula in op["jvp"].items():
+                lines.append(f"| (jvp of {out_name}) | `{_md_escape(formula)}` |")
+        elif op["jvp"]:
             lines.append(f"| (jvp) | `{_md_escape(str(op['jvp']))}` |")
         lines.append("")
         if op["saved"]:
             lines.append("Saves: " + "; ".join(f"`{s['name']}` ({s['kind']}, {s['when']})" for s in op["saved"]))
         else:
             lines.append("Saves nothing.")
+        if op["zero_fill"]:
+            lines.append("")
+            lines.append("Several differentiable outputs: a gradient an output did not get is zero-filled before "
+                         "the formulas run.")
         if op["nondiff"] or op["nondiff_outputs"]:
             lines.append("")
             lines.append("Not differentiable: " + ", ".join(op["nondiff"] + [f"output {o}" for o in

@@ -186,7 +186,11 @@ class AutogradCtx:
     jvp: str | None = None
     jvp_terms: list[tuple[str, str]] = field(default_factory=list)
     linear_args: str = ""
-    jvp_formula: str = ""  # an explicit jvp: formula, C++ (`<input>_t` is that input's tangent)
+    # explicit jvp: formulas, C++ (`<input>_t` is that input's tangent): (output index, expression)
+    jvp_outputs: list[tuple[int, str]] = field(default_factory=list)
+    jvp_reads_self: bool = False  # whether the tangents read self's value (its in-place variant keeps a copy)
+    # save_if: (member flag, C++ condition over the arguments), evaluated when the node is made
+    keep_flags: list[tuple[str, str]] = field(default_factory=list)
 
 
 def node_indices(functions: list[NativeFunction]) -> dict[str, int]:
@@ -383,8 +387,24 @@ def autograd_context(nf: NativeFunction, index: int, helpers: set[str], op_names
         return tuple(sorted({i for inputs, reads in reads_by_formula if name_read in reads for i in inputs},
                             key=lambda n: by_name[n].index))
 
+    keep_flags: list[tuple[str, str]] = []
+    keep_of: dict[str, str] = {}  # what a formula reads ("self", "out:0") -> its save_if flag
+    for name, cond in nf.save_if.items():
+        i = _Emitter(nf, helpers, op_names).output_index(name)
+        read = f"out:{i}" if i is not None and name not in args else name
+        flag = f"keep_{name}_"
+        try:
+            keep_flags.append((flag, _Emitter(nf, helpers, op_names, jvp=True).emit(parse_formula(cond))))
+        except ValueError as e:
+            raise SchemaError(f"save_if condition for '{name}': {e}", nf.lines.get("derivatives", nf.line),
+                              s.full_name) from None
+        keep_of[read] = flag
+
     def condition(name_read: str) -> str:
-        return " || ".join(f"node->needs({by_name[u].index})" for u in users(name_read)) or "false"
+        needs = " || ".join(f"node->needs({by_name[u].index})" for u in users(name_read)) or "false"
+        if name_read in keep_of:
+            return f"node->{keep_of[name_read]} && ({needs})"
+        return needs
 
     members: list[SavedMember] = []
     all_reads = set().union(*(r for _, r in reads_by_formula)) if reads_by_formula else set()
@@ -444,8 +464,10 @@ def autograd_context(nf: NativeFunction, index: int, helpers: set[str], op_names
         users = sorted({i for inputs, reads in reads_by_formula if "self" in reads for i in inputs},
                        key=lambda n: by_name[n].index)
         self_condition = "(" + " || ".join(f"autograd::requires_grad_of({u})" for u in users) + ")"
+        if "self" in keep_of:
+            self_condition = f"(({dict(keep_flags)[keep_of['self']]}) && {self_condition})"
         self_member.save = [x.replace("SavedVariable(self,", "SavedVariable(self_value,") for x in self_member.save]
-    jvp_terms, linear_args, jvp_formula = [], "", ""
+    jvp_terms, linear_args, jvp_outputs, jvp_reads_self = [], "", [], False
     if nf.jvp == "elementwise":
         for dv in nf.derivatives:
             if len(dv.inputs) != 1 or dv.inputs[0] in nf.nondiff or by_name[dv.inputs[0]].kind != "tensor":
@@ -453,24 +475,34 @@ def autograd_context(nf: NativeFunction, index: int, helpers: set[str], op_names
                     continue
                 raise SchemaError("jvp: elementwise needs one formula per single Tensor input",
                                   nf.lines.get("jvp", nf.line), s.full_name)
-            jvp_terms.append((dv.inputs[0], _Emitter(nf, helpers, op_names, jvp=True).emit(parse_formula(dv.formula))))
+            em = _Emitter(nf, helpers, op_names, jvp=True)
+            jvp_terms.append((dv.inputs[0], em.emit(parse_formula(dv.formula))))
+            jvp_reads_self |= "self" in em.reads
     elif nf.jvp == "linear":
         linear_args = ", ".join(f"t_{a.name}" if a.name in by_name else a.name for a in s.arguments)
     elif nf.jvp is not None:
-        if len(s.returns) != 1:
-            raise SchemaError("a jvp formula needs an op with one return", nf.lines.get("jvp", nf.line), s.full_name)
-        em = _Emitter(nf, helpers, op_names, jvp=True)
-        try:
-            jvp_formula = em.emit(parse_formula(str(nf.jvp)))
-        except ValueError as e:
-            raise SchemaError(f"jvp formula: {e}", nf.lines.get("jvp", nf.line), s.full_name) from None
-        ops |= em.ops
-        uses_helpers |= em.uses_helpers
+        rets = [r.name or "result" for r in s.returns]
+        formulas_by_out = nf.jvp if isinstance(nf.jvp, dict) else {rets[0]: nf.jvp}
+        if not isinstance(nf.jvp, dict) and len(s.returns) != 1:
+            raise SchemaError("an op with several returns needs one jvp formula per differentiable return: "
+                              "jvp: {<return>: formula}", nf.lines.get("jvp", nf.line), s.full_name)
+        for out_name, text in formulas_by_out.items():
+            em = _Emitter(nf, helpers, op_names, jvp=True)
+            try:
+                jvp_outputs.append((rets.index(out_name), em.emit(parse_formula(str(text)))))
+            except ValueError as e:
+                raise SchemaError(f"jvp formula for {out_name}: {e}", nf.lines.get("jvp", nf.line),
+                                  s.full_name) from None
+            ops |= em.ops
+            uses_helpers |= em.uses_helpers
+            jvp_reads_self |= "self" in em.reads
     return AutogradCtx(
-        jvp=nf.jvp, jvp_terms=jvp_terms, linear_args=linear_args, jvp_formula=jvp_formula,
+        jvp=None if nf.jvp is None else nf.jvp if nf.jvp in ("elementwise", "linear") else "formula",
+        jvp_terms=jvp_terms, linear_args=linear_args, jvp_outputs=jvp_outputs, jvp_reads_self=jvp_reads_self,
+        keep_flags=keep_flags,
         node=node_name(nf, index), inputs=diff_inputs, members=members, formulas=formulas,
         outputs=[f"out{i}" for i in range(len(s.returns))], diff_outputs=diff_outputs,
-        zero_fill=len(diff_outputs) > 1, helpers_used=uses_helpers, ops_used=sorted(ops),
+        zero_fill=len(diff_outputs) > 1 and nf.zero_fill, helpers_used=uses_helpers, ops_used=sorted(ops),
         self_condition=self_condition, index_of={d.name: d.index for d in diff_inputs})
 
 

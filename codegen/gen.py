@@ -89,6 +89,7 @@ class OpCtx:
     all_tensor_args: str = ""
     out_grad_args: str = ""
     args_original_self: str = ""  # the arguments with self replaced by original_self
+    args_fw_self: str = ""  # the arguments with self replaced by fw_self (its value before an in-place op)
 
 
 def _promotion_body(nf: NativeFunction) -> list[str]:
@@ -233,6 +234,7 @@ def op_context(nf: NativeFunction, first_default: int = 0, node_index: int = 0,
     all_tensors = [a.name for a in s.arguments if a.type.base == "Tensor"]
     ctx.all_tensor_args = ", ".join(all_tensors)
     ctx.args_original_self = ", ".join("original_self" if n == "self" else n for n in cpp.arg_names(s))
+    ctx.args_fw_self = ", ".join("fw_self" if n == "self" else n for n in cpp.arg_names(s))
     ctx.out_grad_args = ", ".join(all_tensors + out_names)
     if nf.differentiable:
         ctx.ag = autograd_context(nf, node_index, helpers or set(), op_names or set())

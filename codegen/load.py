@@ -31,7 +31,7 @@ BUILTIN_METAS = ("broadcast", "same_as_self", "reduction")
 POINTWISE_CATEGORIES = ("floating", "integral", "bool")
 PYTHON_MODULES = ("nn.functional", "linalg", "special", "fft")
 TEST_KEYS = ("ref", "domain", "tol", "xfail", "not_twice_differentiable")
-DERIVATIVE_META_KEYS = ("nondiff", "nondiff_outputs", "save_if")
+DERIVATIVE_META_KEYS = ("nondiff", "nondiff_outputs", "save_if", "zero_fill")
 JVP_KINDS = ("elementwise", "linear")
 SCALAR_ARG_BASES = ("Tensor", "Scalar", "int", "float", "bool")
 IDENT_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -296,7 +296,7 @@ def _parse_entry(entry, filename: str) -> NativeFunction:
     if "function" not in variants and "out" in variants:
         raise err("an out variant needs the function variant", "variants")
 
-    derivs, nondiff, nondiff_outputs, save_if = [], (), (), {}
+    derivs, nondiff, nondiff_outputs, save_if, zero_fill = [], (), (), {}, True
     d = entry.get("derivatives")
     if d is not None:
         if composite:
@@ -315,7 +315,11 @@ def _parse_entry(entry, filename: str) -> NativeFunction:
         if not isinstance(save_if, dict):
             raise SchemaError("derivatives save_if must be a mapping {input: condition}",
                               dlines.get("save_if", line), op_name, filename)
-        save_if = dict(save_if)
+        save_if = {str(k): str(v) for k, v in save_if.items()}
+        zero_fill = d.get("zero_fill", True)
+        if not isinstance(zero_fill, bool):
+            raise SchemaError("derivatives zero_fill must be true or false (false: the formulas take an "
+                              "undefined gradient as zeros)", dlines.get("zero_fill", line), op_name, filename)
         diff_inputs = [a.name for a in schema.arguments if a.type.base == "Tensor"]
         covered = set()
         for key, formula in d.items():
@@ -350,6 +354,16 @@ def _parse_entry(entry, filename: str) -> NativeFunction:
     jvp = entry.get("jvp")
     if jvp is not None and d is None:
         raise err("jvp without derivatives", "jvp")
+    if isinstance(jvp, dict):
+        # one formula per differentiable return: {values: ..., ...}
+        ret_names = [r.name or "result" for r in schema.returns]
+        for k in jvp:
+            if k not in ret_names or k in nondiff_outputs:
+                raise err(f"jvp names '{k}', which is not a differentiable return (returns: "
+                          f"{', '.join(ret_names)})", "jvp")
+        jvp = {str(k): str(v) for k, v in jvp.items()}
+    elif jvp is not None:
+        jvp = str(jvp)
 
     python_module = entry.get("python_module")
     if python_module is not None and python_module not in PYTHON_MODULES:
@@ -384,7 +398,7 @@ def _parse_entry(entry, filename: str) -> NativeFunction:
         schema=schema, line=line, variants=tuple(v for v in VARIANTS if v in variants), dtypes=dtypes_name,
         promotion=promotion, promotion_args=promotion_args, pointwise=pointwise, dispatch=dispatch,
         meta=meta, composite=composite, checks=checks, derivatives=tuple(derivs), nondiff=nondiff,
-        nondiff_outputs=nondiff_outputs, save_if=save_if, jvp=jvp, python_module=python_module,
+        nondiff_outputs=nondiff_outputs, save_if=save_if, zero_fill=zero_fill, jvp=jvp, python_module=python_module,
         tags=tuple(tags), doc=doc, test=spec, lines=dict(entry.lines))
 
 
@@ -473,20 +487,44 @@ def _validate_expressions(nf: NativeFunction, helpers: dict, op_names: set[str],
                 if t.kind == "method" and t.text not in methods:
                     raise SchemaError(f"unknown method '.{t.text}()' in derivative formula for '{what}'",
                                       dv.line, schema.full_name, filename)
-    if nf.jvp is not None and nf.jvp not in JVP_KINDS:
+    jvp_formulas = nf.jvp if isinstance(nf.jvp, dict) else {} if nf.jvp in (None, *JVP_KINDS) else {"": nf.jvp}
+    for out_name, formula in jvp_formulas.items():
+        where = f"jvp formula{' for ' + out_name if out_name else ''}"
         try:
-            tokens = tokenize(str(nf.jvp))
+            tokens = tokenize(formula)
         except ValueError as e:
-            raise SchemaError(f"jvp formula: {e}", nf.lines.get("jvp", nf.line), schema.full_name,
-                              filename) from None
-        # A jvp formula reads the arguments, `<tensor input>_t` (its tangent) and the result.
+            raise SchemaError(f"{where}: {e}", nf.lines.get("jvp", nf.line), schema.full_name, filename) from None
+        # A jvp formula reads the arguments, `<tensor input>_t` (its tangent) and the results.
         known = {a.name for a in schema.arguments} | {"result", "true", "false"}
+        known |= {r.name for r in schema.returns if r.name} | {f"result{i}" for i in range(len(schema.returns))}
         known |= {f"{a.name}_t" for a in schema.arguments if a.type.base == "Tensor"}
         callables = set(helpers.get("formula_helpers", {})) | op_names
         for t in tokens:
             if t.kind == "ident" and t.text not in known:
-                raise SchemaError(f"unknown name '{t.text}' in jvp formula (arguments, <input>_t, result)",
+                raise SchemaError(f"unknown name '{t.text}' in {where} (arguments, <input>_t, results)",
                                   nf.lines.get("jvp", nf.line), schema.full_name, filename)
             if t.kind in ("call", "method") and t.text not in callables and t.text not in helpers.get("metadata", {}):
-                raise SchemaError(f"unknown function '{t.text}' in jvp formula", nf.lines.get("jvp", nf.line),
+                raise SchemaError(f"unknown function '{t.text}' in {where}", nf.lines.get("jvp", nf.line),
                                   schema.full_name, filename)
+    if nf.save_if:
+        # save_if: {saved tensor: condition}: the tensor (an argument or a return the formulas read) is saved
+        # only when the condition, over the non-tensor arguments, holds.
+        tensors = {a.name for a in schema.arguments if a.type.base == "Tensor"}
+        tensors |= {r.name for r in schema.returns if r.name} | {"result"}
+        tensors |= {f"result{i}" for i in range(len(schema.returns))}
+        plain = {a.name for a in schema.arguments if a.type.base != "Tensor"} | {"true", "false"}
+        line = nf.lines.get("derivatives", nf.line)
+        for name, cond in nf.save_if.items():
+            read = any(t.kind == "ident" and t.text == name for dv in nf.derivatives for t in tokenize(dv.formula))
+            if name not in tensors or not read:
+                raise SchemaError(f"save_if names '{name}', which is not a tensor the formulas read",
+                                  line, schema.full_name, filename)
+            try:
+                tokens = tokenize(cond)
+            except ValueError as e:
+                raise SchemaError(f"save_if condition for '{name}': {e}", line, schema.full_name, filename) from None
+            for t in tokens:
+                if t.kind in ("ident", "method", "call") and t.text not in plain:
+                    raise SchemaError(f"save_if condition for '{name}' may only read non-tensor arguments "
+                                      f"({', '.join(sorted(plain - {'true', 'false'})) or 'none'}): not '{t.text}'",
+                                      line, schema.full_name, filename)

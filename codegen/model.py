@@ -277,8 +277,9 @@ class NativeFunction:
     derivatives: tuple[Derivative, ...]
     nondiff: tuple[str, ...]
     nondiff_outputs: tuple[str, ...]
-    save_if: dict[str, str]
-    jvp: str | None
+    save_if: dict[str, str]  # saved tensor -> C++ condition over the arguments: saved only when it holds
+    zero_fill: bool  # several differentiable outputs: undefined gradients become zeros before the formulas
+    jvp: str | dict[str, str] | None  # elementwise, linear, a formula, or {return name: formula}
     python_module: str | None
     tags: tuple[str, ...]
     doc: str | None

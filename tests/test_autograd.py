@@ -476,3 +476,125 @@ def test_deep_graphs_do_not_recurse():
         del y
     gc.collect()
     assert tl._C._autograd_live_counts()["nodes"] <= before + 1  # x's AccumulateGrad at most
+
+
+def test_forward_ad_inplace_ops():
+    """In-place variants compute tangents too: from self's value before the op, into self (and, for a view, into
+    its base's tangent)."""
+    import torchlite.autograd.forward_ad as fwAD
+
+    x, v = np.array([0.5, 1.0, 2.0]), np.array([1.0, -1.0, 0.5])
+    w, wv = np.array([2.0, 3.0, 4.0]), np.array([0.1, 0.2, 0.3])
+    f64 = lambda a: tl.tensor(a, dtype=tl.float64)  # noqa: E731
+    tangent = lambda t: np.asarray(fwAD.unpack_dual(t).tangent)  # noqa: E731
+    with fwAD.dual_level():
+        b = fwAD.make_dual(f64(w), f64(wv))
+        a = fwAD.make_dual(f64(x), f64(v))
+        assert a.mul_(b) is a
+        a.exp_()  # its formula reads the result
+        np.testing.assert_allclose(tangent(a), np.exp(x * w) * (v * w + x * wv), rtol=1e-12)
+        c = f64(x)
+        c.add_(b, alpha=2)  # self had no tangent: it gets other's
+        np.testing.assert_allclose(tangent(c), 2 * wv)
+        e = fwAD.make_dual(f64([0.0, 0.0, 0.0]), f64(v))
+        e.index_add_(0, tl.tensor([0, 0, 2]), b)  # jvp: linear
+        np.testing.assert_allclose(tangent(e), v + [wv[0] + wv[1], 0, wv[2]])
+        base = fwAD.make_dual(f64(x), f64(v))
+        base[1:].mul_(b[1:])  # through a view: the base's tangent follows
+        np.testing.assert_allclose(tangent(base), [v[0], *(v[1:] * w[1:] + x[1:] * wv[1:])], rtol=1e-12)
+        plain = f64(x)
+        with pytest.raises(NotImplementedError, match="view without a tangent"):
+            plain[1:].mul_(b[1:])
+        with pytest.raises(RuntimeError, match="don't support forward-mode automatic differentiation"):
+            tl.add(b, b, out=tl.empty(3, dtype=tl.float64))
+
+
+def test_views_follow_inplace_changes_of_their_base():
+    """A view whose base is written in place afterwards (by an op on the base or on another view) regenerates
+    its history from the base's new one, as in PyTorch."""
+    x = leaf(1.0, 2.0, 3.0)
+    b = x * 1
+    v = b[:2]
+    b.mul_(2)
+    assert v.grad_fn.name() == "AsStridedBackward0"
+    v.sum().backward()
+    np.testing.assert_array_equal(np_(x.grad), [2, 2, 0])  # not [1, 1, 0]: v's values are 2x
+
+    x.grad = None
+    c = tl.zeros(3, dtype=tl.float64)
+    u = c[1:]
+    assert not u.requires_grad
+    c.add_(x)  # c gets history; its old view follows it
+    assert u.requires_grad
+    (u * u).sum().backward()
+    np.testing.assert_array_equal(np_(x.grad), [0, 4, 6])
+
+    x.grad = None
+    d = x * 1
+    v1, v2 = d[:2], d[1:]
+    v1.mul_(3)  # a sibling view's write reaches v2 through the base
+    v2.sum().backward()
+    np.testing.assert_array_equal(np_(x.grad), [0, 3, 1])
+
+    with tl.no_grad():
+        n = b[:1]  # made under no_grad: not a differentiable view, it does not follow
+    b.mul_(2)
+    assert not n.requires_grad
+
+
+def test_grad_fn_types_are_named_after_their_nodes():
+    from torchlite.autograd.graph import Node
+
+    x = leaf(1.0, 2.0)
+    y = x * 2
+    assert type(y.grad_fn).__name__ == "MulBackward0" and isinstance(y.grad_fn, Node)
+    assert type(y.sum().grad_fn).__name__ == "SumBackward0"
+    assert type(y.grad_fn.next_functions[0][0]).__name__ == "AccumulateGrad"
+    assert type(y.grad_fn) is type((x * 3).grad_fn)  # one type per name
+    assert y.grad_fn.name() == "MulBackward0"
+
+
+@pytest.mark.parametrize("reduce", ["sum", "prod", "mean", "amax", "amin"])
+def test_save_if_saves_what_the_reduction_reads(reduce):
+    """scatter_reduce saves self, src and its result only for the reductions whose formula reads them
+    (save_if:), and its gradients check out in every mode, whichever inputs require grad."""
+    from torchlite.autograd import gradcheck
+
+    rng = np.random.default_rng(5)
+    index = tl.tensor([[0, 1, 0], [2, 2, 1]])
+    self_ = tl.tensor(rng.uniform(0.5, 2, (3, 3)), dtype=tl.float64)
+    src = tl.tensor(rng.uniform(0.5, 2, (2, 4)), dtype=tl.float64)
+    for include_self in (True, False):
+        for needs in ((True, True), (True, False), (False, True)):
+            a = self_.clone().requires_grad_(needs[0])
+            b = src.clone().requires_grad_(needs[1])
+            y = tl.scatter_reduce(a, 0, index, b, reduce, include_self=include_self)
+            kept = reduce in ("prod", "amax", "amin")
+            assert (y.grad_fn._saved_self is not None) == kept
+            assert (y.grad_fn._saved_src is not None) == kept
+            assert (y.grad_fn._saved_result is not None) == kept
+            inputs = tuple(t for t in (a, b) if t.requires_grad)
+
+            def fn(*xs, needs=needs, include_self=include_self):
+                it = iter(xs)
+                x = next(it) if needs[0] else self_
+                s = next(it) if needs[1] else src
+                return tl.scatter_reduce(x, 0, index, s, reduce, include_self=include_self)
+
+            assert gradcheck(fn, inputs)
+
+
+def test_multi_output_ops_with_one_output_used():
+    """aminmax, var_mean and std_mean opt out of zero-filling (zero_fill: false): their helpers skip the
+    gradient of an output nobody used, and the result is the same as the single-output op's."""
+    x = tl.tensor([[1.0, 4.0, 2.0], [3.0, 0.5, 5.0]], dtype=tl.float64, requires_grad=True)
+    assert tl.aminmax(x, dim=1).max.grad_fn.name() == "AminmaxBackward0"
+    for pick, single in [(lambda: tl.aminmax(x, dim=1).max, lambda: tl.amax(x, dim=1)),
+                         (lambda: tl.aminmax(x, dim=1).min, lambda: tl.amin(x, dim=1)),
+                         (lambda: tl.var_mean(x, dim=1)[0], lambda: tl.var(x, dim=1)),
+                         (lambda: tl.var_mean(x, dim=1)[1], lambda: tl.mean(x, dim=1)),
+                         (lambda: tl.std_mean(x, dim=1)[0], lambda: tl.std(x, dim=1)),
+                         (lambda: tl.std_mean(x, dim=1)[1], lambda: tl.mean(x, dim=1))]:
+        (g,) = tl.autograd.grad(pick().sum(), x)
+        (want,) = tl.autograd.grad(single().sum(), x)
+        np.testing.assert_allclose(np_(g), np_(want), rtol=1e-12)

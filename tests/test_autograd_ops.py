@@ -180,10 +180,8 @@ def test_gradgradcheck(nf, label, kind):
     assert gradgradcheck(fn, inputs)
 
 
-# In-place ops do not compute tangents yet (they raise NotImplementedError): ops whose only variant is
-# in-place (copy_) get no forward-mode check.
-FORWARD_CASES = [c for c in CASES if c.values[0].jvp and c.values[2] == "function"
-                 and T.primary_kind(c.values[0]) != "inplace"]
+# Every case of an op with a `jvp:`, in-place variants included.
+FORWARD_CASES = [c for c in CASES if c.values[0].jvp]
 
 
 @pytest.mark.parametrize("nf,label,kind", FORWARD_CASES)

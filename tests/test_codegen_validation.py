@@ -377,6 +377,67 @@ def test_jvp_without_derivatives():
         """, 4, "foo", "jvp without derivatives")
 
 
+def test_jvp_mapping_names_a_differentiable_return():
+    check("""
+        - func: foo(Tensor self) -> (Tensor values, Tensor indices)
+          dispatch: {cpu: foo_cpu}
+          meta: foo_meta
+          derivatives:
+            self: grad_values
+            nondiff_outputs: [indices]
+          jvp: {indices: self_t}
+        """, 7, "foo", "jvp names 'indices', which is not a differentiable return (returns: values, indices)")
+
+
+def test_jvp_formula_on_several_returns_needs_a_mapping():
+    text = """
+        - func: foo(Tensor self) -> (Tensor a, Tensor b)
+          dispatch: {cpu: foo_cpu}
+          meta: foo_meta
+          derivatives:
+            self: grad_a + grad_b
+          jvp: self_t
+        """
+    fns = load_text(textwrap.dedent(text).lstrip("\n"))
+    from codegen.autograd import autograd_context
+    with pytest.raises(SchemaError, match="one jvp formula per differentiable return"):
+        autograd_context(fns[0], 0, set(), {"foo"})
+
+
+def test_save_if_names_a_tensor_the_formulas_read():
+    check("""
+        - func: foo(Tensor self, Tensor other, str mode) -> Tensor
+          promotion: default
+          pointwise: self
+          derivatives:
+            "self, other": grad
+            save_if: {other: mode == "x"}
+        """, 4, "foo", "save_if names 'other', which is not a tensor the formulas read")
+
+
+def test_save_if_condition_reads_only_non_tensor_arguments():
+    check("""
+        - func: foo(Tensor self, Tensor other, str mode) -> Tensor
+          promotion: default
+          pointwise: self
+          derivatives:
+            "self, other": grad * other
+            save_if: {other: self.dim() > 1}
+        """, 4, "foo", "save_if condition for 'other' may only read non-tensor arguments (mode): not 'self'")
+
+
+def test_zero_fill_is_a_bool():
+    check("""
+        - func: foo(Tensor self) -> Tensor
+          promotion: default
+          pointwise: self
+          derivatives:
+            self: grad
+            zero_fill: sometimes
+        """, 6, "foo", "derivatives zero_fill must be true or false (false: the formulas take an undefined "
+                       "gradient as zeros)")
+
+
 # ------------------------------------------------------------------ other keys
 
 def test_tags_must_be_names():

@@ -80,6 +80,7 @@ std::shared_ptr<Node> grad_accumulator(const Tensor& t) {
 }
 
 Edge gradient_edge(const Tensor& t) {
+  refresh_view(t);
   AutogradMeta* m = get_meta(t);
   if (!m) return {};
   if (m->grad_fn_) return {m->grad_fn_, m->output_nr_};

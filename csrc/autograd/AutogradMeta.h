@@ -41,8 +41,17 @@ inline AutogradMeta* get_meta(const Tensor& t) {
 // The tensor's meta, created if missing.
 AutogradMeta& materialize_meta(const Tensor& t);
 
+// A view whose base was written in place after its history was recorded (by an op on the base or on
+// another view of it) gets a fresh history: an as_strided of the base's current one, as in PyTorch.
+// Every read of a view's history (requires_grad, grad_fn, gradient edges) refreshes it first.
+void refresh_view_slow(const Tensor& view);
+inline void refresh_view(const Tensor& t) {
+  if (TL_UNLIKELY(t.defined() && t.impl()->view_is_stale())) refresh_view_slow(t);
+}
+
 inline const std::shared_ptr<Node>& grad_fn(const Tensor& t) {
   static const std::shared_ptr<Node> none;
+  refresh_view(t);
   AutogradMeta* m = get_meta(t);
   return m ? m->grad_fn_ : none;
 }

@@ -55,6 +55,34 @@ void rebase_view_history(const Tensor& view, const std::shared_ptr<Node>& node) 
   vm.grad_fn_ = grad_fn(fresh);
   vm.output_nr_ = 0;
   vm.hooks_.reset();
+  view.impl()->set_view_version(view.impl()->version());
+}
+
+void refresh_view_slow(const Tensor& view) {
+  TensorImpl* v = view.impl();
+  v->set_view_version(v->version());
+  Tensor base(v->view_base());
+  AutogradMeta* bm = get_meta(base);
+  if (!bm || !bm->requires_grad()) return;  // no history to follow
+  Tensor fresh;
+  {
+    // Recorded whatever the mode: the history is the view's, made now only because it is read now.
+    GradModeGuard grad(true);
+    ModeState& mode = mode_state();
+    const bool below = mode.below_autograd;
+    mode.below_autograd = false;
+    try {
+      fresh = as_strided(base, view.sizes(), view.strides(), view.storage_offset());
+    } catch (...) {
+      mode.below_autograd = below;
+      throw;
+    }
+    mode.below_autograd = below;
+  }
+  AutogradMeta& vm = materialize_meta(view);
+  vm.grad_fn_ = grad_fn(fresh);
+  vm.output_nr_ = 0;
+  vm.hooks_.reset();
 }
 
 }  // namespace torchlite::autograd

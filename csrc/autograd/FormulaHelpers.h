@@ -123,10 +123,11 @@ Tensor index_select_backward(const Tensor& grad, IntArrayRef sizes, int64_t dim,
 // gradient is dense).
 Tensor gather_backward(const Tensor& grad, const Tensor& self, int64_t dim, const Tensor& index, bool sparse_grad);
 // The (self, src) gradients of scatter_reduce for 'sum', 'prod', 'mean', 'amax',
-// 'amin' (and scatter's 'add', 'multiply'); src's has src's shape.
+// 'amin' (and scatter's 'add', 'multiply'); src's has src_sizes. self, src and
+// result are read for 'prod', 'amax' and 'amin' only (save_if: undefined otherwise).
 std::tuple<Tensor, Tensor> scatter_reduce_backward(const Tensor& grad, const Tensor& self, int64_t dim,
-                                                   const Tensor& index, const Tensor& src, std::string_view reduce,
-                                                   bool include_self, const Tensor& result,
+                                                   const Tensor& index, const Tensor& src, IntArrayRef src_sizes,
+                                                   std::string_view reduce, bool include_self, const Tensor& result,
                                                    std::array<bool, 2> grad_input_mask);
 // self's gradient of scatter(dim, index, value, reduce='add' | 'multiply').
 Tensor scatter_value_reduce_backward(const Tensor& grad, const Tensor& self, int64_t dim, const Tensor& index,

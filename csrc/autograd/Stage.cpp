@@ -1,6 +1,7 @@
 #include "autograd/Stage.h"
 
 #include "core/Error.h"
+#include "ops/copy.h"
 #include "ops/expand.h"
 #include "ops/to.h"
 #include "ops/zeros.h"
@@ -19,9 +20,12 @@ void check_inplace(const OpInfo& op, const Tensor& self) {
   (void)op;
 }
 
-void throw_out_not_differentiable(const OpInfo& op) {
-  TL_ERROR(op.name, "(): functions with out=... arguments don't support automatic differentiation, but one of the "
-                    "arguments requires grad.");
+void throw_out_not_differentiable(const OpInfo& op, bool backward) {
+  if (backward)
+    TL_ERROR(op.name, "(): functions with out=... arguments don't support automatic differentiation, but one of "
+                      "the arguments requires grad.");
+  TL_ERROR(op.name, "(): functions with out=... arguments don't support forward-mode automatic differentiation, "
+                    "but one of the arguments has a tangent (forward_ad.make_dual).");
 }
 
 Tensor fit_tangent(const Tensor& tangent, const Tensor& out) {
@@ -38,6 +42,22 @@ void throw_no_forward_ad(const OpInfo& op) {
               str("Trying to use forward AD with ", op.name, op.overload[0] ? "." : "", op.overload,
                   " that does not support it because it has not been implemented yet (it needs a jvp: in "
                   "native_functions.yaml)."));
+}
+
+Tensor prepare_inplace_tangent(const OpInfo& op, const Tensor& self) {
+  Tensor old = tangent_of(self);
+  if (self.is_view() && !old.defined())
+    throw_error(ErrorKind::NotImplemented,
+                str(op.name, "_(): forward AD of an in-place op on a view without a tangent (while another argument "
+                             "has one) is not supported: give the base a tangent (make_dual) before taking the view"));
+  return old;
+}
+
+void finish_inplace_tangent(const Tensor& self, const Tensor& old_tangent) {
+  if (!self.is_view() || !old_tangent.defined()) return;
+  BelowAutogradGuard below;
+  copy_(old_tangent, tangent_of(self));
+  set_tangent(self, old_tangent);
 }
 
 void zero_fill(variable_list& grads, const Node& node, std::initializer_list<size_t> outputs) {

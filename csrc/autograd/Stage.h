@@ -16,7 +16,9 @@
 namespace torchlite::autograd {
 
 inline bool requires_grad_of(const Tensor& t) {
-  return t.defined() && t.impl()->autograd_meta() != nullptr && t.requires_grad();
+  if (!t.defined()) return false;
+  refresh_view(t);
+  return t.impl()->autograd_meta() != nullptr && t.requires_grad();
 }
 inline bool requires_grad_of(const std::optional<Tensor>& t) { return t.has_value() && requires_grad_of(*t); }
 inline bool requires_grad_of(ArrayRef<Tensor> ts) {
@@ -70,14 +72,19 @@ inline Tensor tangent_or_zeros(const Tensor& t) {
 }
 // An elementwise op's summed tangent in the output's shape and dtype (one input's term may be smaller).
 Tensor fit_tangent(const Tensor& tangent, const Tensor& out);
+// In-place ops under forward AD. Before the op: self's tangent (refused when self is a view without one:
+// its base's tangent could not follow). After it, with self's new tangent set: a view writes the new
+// tangent into its old one, a view of its base's tangent, so the base sees the change.
+Tensor prepare_inplace_tangent(const OpInfo& op, const Tensor& self);
+void finish_inplace_tangent(const Tensor& self, const Tensor& old_tangent);
 // Forward AD reached an op without a jvp.
 [[noreturn]] void throw_no_forward_ad(const OpInfo& op);
 
 // In-place on `self` while recording: a leaf that requires grad is refused, as
 // is a view (its base's history would need updating: not supported yet).
 void check_inplace(const OpInfo& op, const Tensor& self);
-// out= while an argument requires grad: refused, as PyTorch does.
-[[noreturn]] void throw_out_not_differentiable(const OpInfo& op);
+// out= while an argument requires grad (backward) or carries a tangent: refused, as PyTorch does.
+[[noreturn]] void throw_out_not_differentiable(const OpInfo& op, bool backward);
 
 // Multi-output nodes: an output nobody used gets a zero gradient.
 void zero_fill(variable_list& grads, const Node& node, std::initializer_list<size_t> outputs);

@@ -58,12 +58,12 @@ Tensor read_part(const Tensor& t, const Tensor& index) {
 }
 
 // g (shaped like index) as the gradient of all of src: zeros where src was not read.
-Tensor pad_to_src(const Tensor& g, const Tensor& src) {
+Tensor pad_to_src(const Tensor& g, IntArrayRef src_sizes) {
   Tensor out = g;
-  for (int64_t d = 0; d < src.dim(); ++d) {
-    if (out.size(d) == src.size(d)) continue;
+  for (int64_t d = 0; d < static_cast<int64_t>(src_sizes.size()); ++d) {
+    if (out.size(d) == src_sizes[d]) continue;
     DimVector rest(out.sizes());
-    rest[d] = src.size(d) - out.size(d);
+    rest[d] = src_sizes[d] - out.size(d);
     out = cat({out, new_zeros(out, rest)}, d);
   }
   return out;
@@ -149,8 +149,8 @@ Tensor scatter_value_reduce_backward(const Tensor& grad, const Tensor& self, int
 }
 
 std::tuple<Tensor, Tensor> scatter_reduce_backward(const Tensor& grad, const Tensor& self, int64_t dim,
-                                                   const Tensor& index, const Tensor& src, std::string_view reduce,
-                                                   bool include_self, const Tensor& result,
+                                                   const Tensor& index, const Tensor& src, IntArrayRef src_sizes,
+                                                   std::string_view reduce, bool include_self, const Tensor& result,
                                                    std::array<bool, 2> grad_input_mask) {
   std::string r(reduce == "add" ? "sum" : reduce == "multiply" ? "prod" : reduce);
   TL_CHECK(r == "sum" || r == "prod" || r == "mean" || r == "amax" || r == "amin",
@@ -159,20 +159,21 @@ std::tuple<Tensor, Tensor> scatter_reduce_backward(const Tensor& grad, const Ten
   Tensor grad_self, grad_src;
   // Without include_self, an output that src writes to no longer depends on self;
   // the others are self, unchanged.
-  if (need_self && !include_self) grad_self = masked_fill(grad, written_by(self.sizes(), dim, index), Scalar(0));
-  Tensor used_src = read_part(src, index);  // src may be larger than index
+  // grad has self's shape; self, src and result are only defined (saved) for prod, amax and amin.
+  if (need_self && !include_self) grad_self = masked_fill(grad, written_by(grad.sizes(), dim, index), Scalar(0));
 
   if (r == "sum") {
     if (need_self && include_self) grad_self = grad;
     if (need_src) grad_src = gather(grad, dim, index);
   } else if (r == "mean") {
     // Each output is the mean of its inputs (self among them when include_self).
-    Tensor base = include_self ? new_ones(grad, self.sizes()) : new_zeros(grad, self.sizes());
+    Tensor base = include_self ? new_ones(grad, grad.sizes()) : new_zeros(grad, grad.sizes());
     Tensor count = scatter_add(base, dim, index, new_ones(grad, index.sizes()));
     Tensor shared = div(grad, masked_fill(count, eq(count, number(0)), Scalar(1)));
     if (need_self && include_self) grad_self = shared;
     if (need_src) grad_src = gather(shared, dim, index);
   } else if (r == "prod") {
+    Tensor used_src = read_part(src, index);  // src may be larger than index
     // The product of an output's other inputs: result / x for x != 0; for a zero x,
     // the product of the nonzero inputs if x is the only zero, else 0.
     Tensor self_zero = eq(self, number(0)), src_zero = eq(used_src, number(0));
@@ -193,6 +194,7 @@ std::tuple<Tensor, Tensor> scatter_reduce_backward(const Tensor& grad, const Ten
     }
   } else {  // amax, amin
     // grad shared evenly among an output's inputs equal to it.
+    Tensor used_src = read_part(src, index);
     Tensor self_ties = include_self ? eq(self, result) : zeros(self.sizes(), ScalarType::Bool, self.device());
     Tensor src_ties = eq(used_src, gather(result, dim, index));
     Tensor count = scatter_add(to(self_ties, grad.scalar_type()), dim, index, to(src_ties, grad.scalar_type()));
@@ -201,7 +203,7 @@ std::tuple<Tensor, Tensor> scatter_reduce_backward(const Tensor& grad, const Ten
     if (need_self && include_self) grad_self = mul(self_ties, shared);
     if (need_src) grad_src = mul(src_ties, gather(shared, dim, index));
   }
-  if (grad_src.defined()) grad_src = pad_to_src(grad_src, src);
+  if (grad_src.defined()) grad_src = pad_to_src(grad_src, src_sizes);
   return {grad_self, grad_src};
 }
 

@@ -61,6 +61,12 @@ class TensorImpl final : public intrusive_target {
   void share_version_counter(TensorImpl& other) { version_ = other.version_counter(); }
   const intrusive_ptr<TensorImpl>& view_base() const { return view_base_; }
   void set_view_base(intrusive_ptr<TensorImpl> base) { view_base_ = std::move(base); }
+  // A view: the version at which its autograd history was last made current. A view whose base was
+  // written in place since (the shared version moved on) is stale: autograd regenerates its history.
+  // Views made under no_grad are not tracked (PyTorch's views made in no-grad mode do not follow their base).
+  void set_view_version(uint32_t v) { view_version_ = v; }
+  void set_view_tracked(bool tracked) { view_tracked_ = tracked; }
+  bool view_is_stale() const { return view_tracked_ && version() != view_version_; }
 
   bool is_wrapped_number() const { return is_wrapped_number_; }
   void set_wrapped_number(bool v) { is_wrapped_number_ = v; }
@@ -96,6 +102,8 @@ class TensorImpl final : public intrusive_target {
   bool is_contiguous_ = true;
   bool is_wrapped_number_ = false;
   bool owns_pyobj_ = false;
+  bool view_tracked_ = false;
+  uint32_t view_version_ = 0;
   intrusive_ptr<VersionCounter> version_;
   intrusive_ptr<TensorImpl> view_base_;
   std::unique_ptr<AutogradMetaInterface> autograd_meta_;

@@ -200,6 +200,8 @@ void record_view(const Tensor& view, const Tensor& base) {
   TensorImpl* b = base.impl();
   v->share_version_counter(*b);
   v->set_view_base(b->view_base() ? b->view_base() : base.impl_ptr());
+  v->set_view_version(v->version());
+  v->set_view_tracked(autograd::is_grad_enabled());
 }
 
 void prepare_inplace_for(const OpInfo& op, const Tensor& result, const Tensor& self) {

@@ -3,6 +3,9 @@
 // grad, grad_fn, is_leaf.
 #include "python/PyAutograd.h"
 
+#include <deque>
+#include <unordered_map>
+
 #include <pybind11/functional.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -162,10 +165,38 @@ class PyFunctionNode final : public Node {
 
 }  // namespace
 
-PyObject* node_object(const std::shared_ptr<Node>& node) {
-  if (!node) Py_RETURN_NONE;
-  return py::cast(node).release().ptr();
+// A node as a Python object whose type is named after it: type(t.grad_fn).__name__ is 'MulBackward0', as
+// in PyTorch. Each name gets a subclass of _Node with _Node's layout and deallocator (made with
+// PyType_FromSpecWithBases, not `type()`, which would add GC support), so an instance may take it as its
+// __class__.
+static PyObject* node_type(const std::string& name, PyTypeObject* base) {
+  static std::unordered_map<std::string, PyObject*> types;  // guarded by the GIL; kept for the process
+  static std::deque<std::string> names;                        // PyType_Spec names must outlive the types
+  auto it = types.find(name);
+  if (it != types.end()) return it->second;
+  names.push_back("torchlite.autograd.graph." + name);
+  PyType_Slot slots[] = {{Py_tp_dealloc, reinterpret_cast<void*>(base->tp_dealloc)},
+                         {Py_tp_free, reinterpret_cast<void*>(base->tp_free)},
+                         {0, nullptr}};
+  PyType_Spec spec{names.back().c_str(), static_cast<int>(base->tp_basicsize),
+                   static_cast<int>(base->tp_itemsize), Py_TPFLAGS_DEFAULT, slots};
+  py::tuple bases = py::make_tuple(py::handle(reinterpret_cast<PyObject*>(base)));
+  PyObject* cls = PyType_FromSpecWithBases(&spec, bases.ptr());
+  if (!cls) throw py::error_already_set();
+  types.emplace(name, cls);
+  return cls;
 }
+
+py::object node_py(const std::shared_ptr<Node>& node) {
+  if (!node) return py::none();
+  py::object obj = py::cast(node);
+  auto* base = reinterpret_cast<PyTypeObject*>(py::type::of<Node>().ptr());
+  if (Py_TYPE(obj.ptr()) == base)
+    obj.attr("__class__") = py::handle(node_type(node->name(), base));
+  return obj;
+}
+
+PyObject* node_object(const std::shared_ptr<Node>& node) { return node_py(node).release().ptr(); }
 
 void init_autograd(PyObject* module) {
   py::module_ m = py::reinterpret_borrow<py::module_>(module);
@@ -177,7 +208,7 @@ void init_autograd(PyObject* module) {
     py::tuple out(n.next_edges().size());
     for (size_t i = 0; i < n.next_edges().size(); ++i) {
       const auto& e = n.next_edges()[i];
-      out[i] = py::make_tuple(e.function ? py::cast(e.function) : py::none(), e.input_nr);
+      out[i] = py::make_tuple(node_py(e.function), e.input_nr);
     }
     return out;
   }, "((node or None, input number), ...), one per differentiable input");

@@ -161,7 +161,12 @@ static PyObject* get_base(PyObject* self, void*) {
 }
 static PyObject* get_ndim(PyObject* self, void*) { return PyLong_FromLongLong(unwrap(self).dim()); }
 static PyObject* get_is_cuda(PyObject* self, void*) { return PyBool_FromLong(unwrap(self).is_cuda()); }
-static PyObject* get_requires_grad(PyObject* self, void*) { return PyBool_FromLong(unwrap(self).requires_grad()); }
+static PyObject* get_requires_grad(PyObject* self, void*) {
+  TL_PY_BEGIN
+  autograd::refresh_view(unwrap(self));  // a view whose base was written in place follows the base
+  return PyBool_FromLong(unwrap(self).requires_grad());
+  TL_PY_END
+}
 static int set_requires_grad(PyObject* self, PyObject* value, void*) {
   TL_PY_BEGIN
   TL_CHECK_TYPE(value && PyBool_Check(value), "requires_grad must be a bool");
@@ -185,14 +190,21 @@ static PyObject* get_grad_fn(PyObject* self, void*) {
   return tensor_get_grad_fn(unwrap(self));
   TL_PY_END
 }
-static PyObject* get_is_leaf(PyObject* self, void*) { return PyBool_FromLong(autograd::is_leaf(unwrap(self))); }
+static PyObject* get_is_leaf(PyObject* self, void*) {
+  TL_PY_BEGIN
+  return PyBool_FromLong(autograd::is_leaf(unwrap(self)));
+  TL_PY_END
+}
 static PyObject* get_retains_grad(PyObject* self, void*) {
   auto* m = autograd::get_meta(unwrap(self));
   return PyBool_FromLong(m && m->grad_fn_ && m->hooks_ && m->hooks_->retains_grad);
 }
 static PyObject* get_output_nr(PyObject* self, void*) {
+  TL_PY_BEGIN
+  autograd::refresh_view(unwrap(self));
   auto* m = autograd::get_meta(unwrap(self));
   return PyLong_FromLong(m ? m->output_nr_ : 0);
+  TL_PY_END
 }
 
 static PyObject* get_array_interface(PyObject* self, void*) {

@@ -90,6 +90,6 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     return tuple(result)
 
 
-from . import forward_ad, functional  # noqa: E402,F401
+from . import forward_ad, functional, graph  # noqa: E402,F401
 from .function import Function, FunctionCtx, once_differentiable  # noqa: E402,F401
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: E402,F401
