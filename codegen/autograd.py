@@ -481,7 +481,7 @@ def autograd_context(nf: NativeFunction, index: int, helpers: set[str], op_names
     elif nf.jvp == "linear":
         linear_args = ", ".join(f"t_{a.name}" if a.name in by_name else a.name for a in s.arguments)
     elif nf.jvp is not None:
-        rets = [r.name or "result" for r in s.returns]
+        rets = [r.name or ("result" if len(s.returns) == 1 else f"result{i}") for i, r in enumerate(s.returns)]
         formulas_by_out = nf.jvp if isinstance(nf.jvp, dict) else {rets[0]: nf.jvp}
         if not isinstance(nf.jvp, dict) and len(s.returns) != 1:
             raise SchemaError("an op with several returns needs one jvp formula per differentiable return: "

@@ -356,7 +356,8 @@ def _parse_entry(entry, filename: str) -> NativeFunction:
         raise err("jvp without derivatives", "jvp")
     if isinstance(jvp, dict):
         # one formula per differentiable return: {values: ..., ...}
-        ret_names = [r.name or "result" for r in schema.returns]
+        ret_names = [r.name or ("result" if len(schema.returns) == 1 else f"result{i}")
+                     for i, r in enumerate(schema.returns)]
         for k in jvp:
             if k not in ret_names or k in nondiff_outputs:
                 raise err(f"jvp names '{k}', which is not a differentiable return (returns: "

@@ -430,29 +430,78 @@ def test_forward_ad_dual_tensors():
         fwAD.make_dual(x, v)
 
 
-def test_forward_ad_through_an_op_without_jvp_raises():
+def test_forward_ad_through_a_function_without_jvp_raises():
+    """Every op in the schema has a jvp: (a user's new op without one raises, naming it: the user-story test
+    checks that with softsign_bar); a custom Function needs a jvp staticmethod, as in PyTorch."""
     import torchlite.autograd.forward_ad as fwAD
+
+    class NoJvp(tl.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2
 
     with fwAD.dual_level():
         d = fwAD.make_dual(tl.ones(2, 2, dtype=tl.float64), tl.ones(2, 2, dtype=tl.float64))
-        with pytest.raises(NotImplementedError, match="Trying to use forward AD with prod"):
-            tl.prod(d)
+        with pytest.raises(NotImplementedError, match="You must implement the jvp function"):
+            NoJvp.apply(d)
+        assert fwAD.unpack_dual(NoJvp.apply(tl.ones(2))).tangent is None  # no tangent in: no jvp needed
         # matmul is a composite over mm, whose jvp is a formula: forward mode flows through it
         t = tl.autograd.forward_ad.unpack_dual(d @ d).tangent
         np.testing.assert_array_equal(np.asarray(t), 2 * np.asarray(tl.ones(2, 2) @ tl.ones(2, 2)))
 
 
+def test_function_jvp():
+    """Function.jvp(ctx, *tangents) gives the outputs' tangents; forward runs without tangents; what forward
+    saved (save_for_backward, save_for_forward) is in ctx.saved_tensors."""
+    import torchlite.autograd.forward_ad as fwAD
+
+    class MulExp(tl.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, y):
+            assert fwAD.unpack_dual(x).tangent is None  # forward sees no tangents
+            out = x.exp() * y
+            ctx.save_for_backward(x, y)
+            ctx.save_for_forward(out)
+            return out
+
+        @staticmethod
+        def backward(ctx, g):
+            x, y = ctx.saved_tensors
+            return g * x.exp() * y, g * x.exp()
+
+        @staticmethod
+        def jvp(ctx, tx, ty):
+            x, y, out = ctx.saved_tensors
+            return tx * out + ty * x.exp()
+
+    x = tl.tensor([0.5, -1.0], dtype=tl.float64, requires_grad=True)
+    y = tl.tensor([2.0, 3.0], dtype=tl.float64, requires_grad=True)
+    assert tl.autograd.gradcheck(MulExp.apply, (x, y), check_forward_ad=True)
+    with fwAD.dual_level():
+        d = fwAD.make_dual(x.detach(), tl.tensor([1.0, 0.0], dtype=tl.float64))
+        out = MulExp.apply(d, y.detach())  # y has no tangent: jvp gets zeros for it
+        np.testing.assert_allclose(np.asarray(fwAD.unpack_dual(out).tangent), [np.exp(0.5) * 2, 0.0], rtol=1e-12)
+
+
 def test_gradcheck_forward_mode_can_fail():
-    """A missing tangent is caught: this Function computes through NumPy, so its output carries no tangent and
-    the forward-mode Jacobian (zero) disagrees with finite differences."""
+    """A wrong tangent is caught: this Function's jvp forgets the factor 2 x, so the forward-mode Jacobian
+    disagrees with finite differences."""
     class Square(tl.autograd.Function):
         @staticmethod
         def forward(ctx, x):
-            return tl.tensor(np.asarray(x.detach()) ** 2)
+            return x * x
 
         @staticmethod
         def backward(ctx, g):
             return g
+
+        @staticmethod
+        def jvp(ctx, t):
+            return t
 
     x = tl.randn(3, dtype=tl.float64, requires_grad=True)
     assert tl.autograd.gradcheck(lambda t: t * t, (x,), check_forward_ad=True)

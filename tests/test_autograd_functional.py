@@ -27,10 +27,33 @@ def test_jacobian_of_two_inputs_two_outputs():
     assert isinstance(single, tl.Tensor) and tuple(single.shape) == (3, 3)
 
 
+def test_jacobian_forward_mode_matches_reverse_mode():
+    x, y = a(0.1, 0.2, 0.3), a(1.0, -2.0, 0.5)
+    fwd = jacobian(f, (x, y), strategy="forward-mode", vectorize=True)
+    rev = jacobian(f, (x, y))
+    for fo, ro in zip(fwd, rev):
+        for fj, rj in zip(fo, ro):
+            assert tuple(fj.shape) == tuple(rj.shape)
+            np.testing.assert_allclose(np.asarray(fj), np.asarray(rj), rtol=1e-12)
+    m = a(1.0, 2.0, 3.0, 4.0, 5.0, 6.0).reshape(2, 3)
+    single = jacobian(lambda t: t @ t.T, m, strategy="forward-mode", vectorize=True)
+    np.testing.assert_allclose(np.asarray(single), np.asarray(jacobian(lambda t: t @ t.T, m)), rtol=1e-12)
+    with pytest.raises(NotImplementedError, match="only implemented for `vectorize=True`"):
+        jacobian(f, (x, y), strategy="forward-mode")
+    with pytest.raises(NotImplementedError, match="`create_graph=True` and `strategy=\"forward-mode\"`"):
+        jacobian(f, (x, y), strategy="forward-mode", vectorize=True, create_graph=True)
+    with pytest.raises(RuntimeError, match="`strict=True` and `strategy=\"forward-mode\"`"):
+        jacobian(f, (x, y), strategy="forward-mode", vectorize=True, strict=True)
+    with pytest.raises(ValueError, match='Expected strategy to be either "forward-mode" or "reverse-mode"'):
+        jacobian(f, (x, y), strategy="sideways")
+
+
 def test_hessian_of_a_cubic():
     x = a(0.5, -1.0)
     h = hessian(lambda t: (t * t * t).sum(), x)
     np.testing.assert_allclose(np.asarray(h), np.diag(6 * np.asarray(x)), rtol=1e-12)
+    with pytest.raises(NotImplementedError, match="forward-over-reverse"):
+        hessian(lambda t: (t * t * t).sum(), x, outer_jacobian_strategy="forward-mode")
 
 
 def test_vjp_jvp_vhp_hvp():

@@ -7,14 +7,14 @@ a broadcast sample and a non-contiguous one for pointwise ops, the op's sample
 from tests/test_ops.py (with its layout kept) for the others, and the in-place
 variant where there is one. Inputs come from the op's `test: domain`. An op's
 `test: xfail` / `not_twice_differentiable` reasons mark the checks (the audit
-shows them). Ops with a `jvp:` entry also get a forward-mode check. Random ops (tags: [random]) have a zero gradient by definition,
-as in PyTorch: that is what their check asserts.
+shows them). Ops with a `jvp:` entry also get a forward-mode check. Random ops (tags: [random]) have a zero gradient
+(and tangent) by definition, as in PyTorch: that is what their checks assert.
 """
 import numpy as np
 import pytest
 
 import torchlite as tl
-from torchlite.autograd import gradcheck, gradgradcheck
+from torchlite.autograd import forward_ad, gradcheck, gradgradcheck
 
 import test_ops as T
 
@@ -186,9 +186,22 @@ FORWARD_CASES = [c for c in CASES if c.values[0].jvp]
 
 @pytest.mark.parametrize("nf,label,kind", FORWARD_CASES)
 def test_forward_ad(nf, label, kind):
-    """Ops with a `jvp:` entry: forward-mode Jacobians (dual tensors) against finite differences."""
+    """Ops with a `jvp:` entry: forward-mode Jacobians (dual tensors) against finite differences; for random
+    ops, whose derivative is zero by definition (finite differences of their draws mean nothing), a zero
+    tangent of the output's shape."""
     _marks(nf)
     fn, inputs = as_function(nf, _sample(nf, label), kind)
+    if "random" in nf.tags:
+        rng = np.random.default_rng(0)
+        with forward_ad.dual_level():
+            duals = [forward_ad.make_dual(x.detach(), tl.tensor(rng.uniform(1.0, 2.0, size=tuple(x.shape))))
+                     for x in inputs]
+            outs = fn(*duals)
+            for out in outs if isinstance(outs, tuple) else (outs,):
+                tangent = forward_ad.unpack_dual(out).tangent
+                assert tangent is not None and tuple(tangent.shape) == tuple(out.shape) and not tangent.any(), (
+                    f"{nf.schema.full_name}: a random op's tangent is zero by definition")
+        return
     assert gradcheck(fn, inputs, check_forward_ad=True, check_backward_ad=False)
 
 

@@ -78,60 +78,64 @@ CASES = {
                       lambda: [rand(3)]),
     "masked_scatter": (["masked_scatter_backward"], lambda s, r: s.masked_scatter(tl.tensor([True, False, True]), r),
                        lambda: [rand(2, 3), rand(7, seed=1)]),
-    "prod": (["prod_backward"], lambda x: x.prod(), lambda: [rand(2, 3)]),
-    "prod one zero": (["prod_backward"], lambda x: x.prod(), lambda: [t([[1.5, 0.0], [2.0, -1.0]])]),
-    "prod two zeros": (["prod_backward"], lambda x: x.prod(), lambda: [t([[1.5, 0.0], [0.0, -1.0]])]),
-    "prod.dim zeros": (["prod_backward"], lambda x: x.prod(0),
+    "prod": (["prod_backward", "prod_jvp"], lambda x: x.prod(), lambda: [rand(2, 3)]),
+    "prod one zero": (["prod_backward", "prod_jvp"], lambda x: x.prod(), lambda: [t([[1.5, 0.0], [2.0, -1.0]])]),
+    "prod two zeros": (["prod_backward", "prod_jvp"], lambda x: x.prod(), lambda: [t([[1.5, 0.0], [0.0, -1.0]])]),
+    "prod.dim zeros": (["prod_backward", "prod_jvp"], lambda x: x.prod(0),
                        lambda: [t([[1.5, 0.0, 3.0], [0.0, -1.0, 0.5], [2.0, 0.0, 0.0]])]),
-    "amax": (["restore_reduced_dims", "scale_grad_by_count"], lambda x: x.amax(1), lambda: [rand(3, 4)]),
-    "amin all": (["restore_reduced_dims", "scale_grad_by_count"], lambda x: x.amin(), lambda: [rand(3, 4)]),
-    "aminmax": (["aminmax_backward"], lambda x: tl.aminmax(x, dim=0), lambda: [rand(3, 4)]),
+    "amax": (["restore_reduced_dims", "scale_grad_by_count", "amaxamin_jvp"], lambda x: x.amax(1), lambda: [rand(3, 4)]),
+    "amin all": (["restore_reduced_dims", "scale_grad_by_count", "amaxamin_jvp"], lambda x: x.amin(), lambda: [rand(3, 4)]),
+    "aminmax": (["aminmax_backward", "amaxamin_jvp"], lambda x: tl.aminmax(x, dim=0), lambda: [rand(3, 4)]),
     "aminmax min only": (["aminmax_backward"], lambda x: tl.aminmax(x, dim=1, keepdim=True)[0], lambda: [rand(3, 4)]),
-    "max": (["evenly_distribute_backward"], lambda x: x.max(), lambda: [rand(3, 4)]),
-    "median": (["evenly_distribute_backward"], lambda x: x.median(), lambda: [rand(3, 3)]),
-    "max.dim": (["value_selecting_reduction_backward"], lambda x: x.max(1)[0], lambda: [rand(3, 4)]),
-    "topk": (["value_selecting_reduction_backward"], lambda x: x.topk(2)[0], lambda: [rand(3, 4)]),
-    "var": (["var_backward"], lambda x: x.var(1), lambda: [rand(3, 4)]),
-    "var correction": (["var_backward"], lambda x: tl.var(x, None, correction=0, keepdim=True), lambda: [rand(3, 4)]),
-    "std": (["std_backward"], lambda x: tl.std(x, [0, 2], correction=2), lambda: [rand(2, 3, 2)]),
+    "max": (["evenly_distribute_backward", "evenly_distribute_jvp"], lambda x: x.max(), lambda: [rand(3, 4)]),
+    "median": (["evenly_distribute_backward", "evenly_distribute_jvp"], lambda x: x.median(), lambda: [rand(3, 3)]),
+    "min": (["evenly_distribute_backward", "evenly_distribute_jvp"], lambda x: x.min(), lambda: [rand(3, 4)]),
+    "nanmedian": (["evenly_distribute_backward", "evenly_distribute_jvp"], lambda x: x.nanmedian(),
+                  lambda: [rand(2, 2)]),
+    "max.dim": (["value_selecting_reduction_backward", "gather_with_keepdimed_indices"], lambda x: x.max(1)[0], lambda: [rand(3, 4)]),
+    "topk": (["value_selecting_reduction_backward", "gather_with_keepdimed_indices"], lambda x: x.topk(2)[0], lambda: [rand(3, 4)]),
+    "var": (["var_backward", "var_jvp"], lambda x: x.var(1), lambda: [rand(3, 4)]),
+    "var correction": (["var_backward", "var_jvp"], lambda x: tl.var(x, None, correction=0, keepdim=True), lambda: [rand(3, 4)]),
+    "std": (["std_backward", "std_jvp"], lambda x: tl.std(x, [0, 2], correction=2), lambda: [rand(2, 3, 2)]),
     "var_mean": (["var_mean_backward"], lambda x: tl.var_mean(x, 1), lambda: [rand(3, 4)]),
     "var_mean mean only": (["var_mean_backward"], lambda x: tl.var_mean(x, 1)[1], lambda: [rand(3, 4)]),
     "std_mean": (["std_mean_backward"], lambda x: tl.std_mean(x, [0, 1], correction=0), lambda: [rand(3, 4)]),
-    "norm": (["norm_backward"], lambda x: x.norm(), lambda: [rand(3, 4)]),
-    "norm zero row": (["norm_backward"], lambda x: (x * tl.tensor([[1.0], [0.0]], dtype=tl.float64)).norm(dim=1),
+    "norm": (["norm_backward", "norm_jvp"], lambda x: x.norm(), lambda: [rand(3, 4)]),
+    "norm zero row": (["norm_backward", "norm_jvp"], lambda x: (x * tl.tensor([[1.0], [0.0]], dtype=tl.float64)).norm(dim=1),
                       lambda: [rand(2, 3)]),
-    "norm 1": (["norm_backward"], lambda x: x.norm(1, 1), lambda: [rand(3, 4)]),
-    "norm 3": (["norm_backward"], lambda x: x.norm(3, 0), lambda: [rand(3, 4)]),
-    "norm 1.5": (["norm_backward"], lambda x: x.norm(1.5), lambda: [rand(3, 4)]),
-    "norm 0.5": (["norm_backward"], lambda x: x.norm(0.5, 1), lambda: [rand(3, 4)]),
-    "norm -1": (["norm_backward"], lambda x: x.norm(-1, 1), lambda: [rand(3, 4)]),
-    "norm inf": (["norm_backward"], lambda x: x.norm(INF, 1), lambda: [rand(3, 4)]),
-    "norm -inf": (["norm_backward"], lambda x: x.norm(-INF), lambda: [rand(3, 4)]),
+    "norm 1": (["norm_backward", "norm_jvp"], lambda x: x.norm(1, 1), lambda: [rand(3, 4)]),
+    "norm 3": (["norm_backward", "norm_jvp"], lambda x: x.norm(3, 0), lambda: [rand(3, 4)]),
+    "norm 1.5": (["norm_backward", "norm_jvp"], lambda x: x.norm(1.5), lambda: [rand(3, 4)]),
+    "norm 0.5": (["norm_backward", "norm_jvp"], lambda x: x.norm(0.5, 1), lambda: [rand(3, 4)]),
+    "norm -1": (["norm_backward", "norm_jvp"], lambda x: x.norm(-1, 1), lambda: [rand(3, 4)]),
+    "norm inf": (["norm_backward", "norm_jvp"], lambda x: x.norm(INF, 1), lambda: [rand(3, 4)]),
+    "norm -inf": (["norm_backward", "norm_jvp"], lambda x: x.norm(-INF), lambda: [rand(3, 4)]),
+    "norm 0": (["norm_backward", "norm_jvp"], lambda x: x.norm(0, 1), lambda: [rand(3, 4)]),
     "cumsum": (["cumsum_backward"], lambda x: x.cumsum(1), lambda: [rand(3, 4)]),
-    "cumprod": (["cumprod_backward"], lambda x: x.cumprod(1), lambda: [rand(3, 4)]),
-    "cumprod zeros": (["cumprod_backward"], lambda x: x.cumprod(0),
+    "cumprod": (["cumprod_backward", "cumprod_jvp"], lambda x: x.cumprod(1), lambda: [rand(3, 4)]),
+    "cumprod zeros": (["cumprod_backward", "cumprod_jvp"], lambda x: x.cumprod(0),
                       lambda: [t([[1.5, 0.0, 3.0, 2.0], [0.0, -1.0, 0.5, 0.0], [1.0, 0.0, -1.0, 0.0],
                                   [2.0, 3.0, 0.0, 1.5]])]),
     "cummax": (["cummaxmin_backward"], lambda x: x.cummax(1)[0], lambda: [rand(3, 4)]),
     "cummin": (["cummaxmin_backward"], lambda x: x.cummin(0)[0], lambda: [rand(3, 4)]),
-    "scatter_reduce sum": (["scatter_reduce_backward"], lambda s, r: s.scatter_reduce(0, idx([0, 1, 0, 2]), r, "sum"),
+    "scatter_reduce sum": (["scatter_reduce_backward", "scatter_reduce_jvp"], lambda s, r: s.scatter_reduce(0, idx([0, 1, 0, 2]), r, "sum"),
                            lambda: [rand(3), rand(4, seed=1)]),
-    "scatter_reduce prod": (["scatter_reduce_backward"],
+    "scatter_reduce prod": (["scatter_reduce_backward", "scatter_reduce_jvp"],
                             lambda s, r: s.scatter_reduce(0, idx([0, 1, 0, 2]), r, "prod"),
                             lambda: [rand(3), rand(4, seed=1)]),
-    "scatter_reduce prod one zero": (["scatter_reduce_backward"],
+    "scatter_reduce prod one zero": (["scatter_reduce_backward", "scatter_reduce_jvp"],
                                      lambda s, r: s.scatter_reduce(0, idx([0, 1, 0, 1]), r, "prod"),
                                      lambda: [t([1.5, 0.0, 2.0]), t([0.0, 3.0, -1.0, 0.5])]),
-    "scatter_reduce mean": (["scatter_reduce_backward"],
+    "scatter_reduce mean": (["scatter_reduce_backward", "scatter_reduce_jvp"],
                             lambda s, r: s.scatter_reduce(0, idx([0, 1, 0, 0]), r, "mean", include_self=False),
                             lambda: [rand(3), rand(4, seed=1)]),
-    "scatter_reduce amax": (["scatter_reduce_backward"],
+    "scatter_reduce amax": (["scatter_reduce_backward", "scatter_reduce_jvp"],
                             lambda s, r: s.scatter_reduce(1, idx([[0, 1, 0], [2, 2, 1]]), r, "amax"),
                             lambda: [rand(2, 3), rand(2, 4, seed=1)]),
-    "scatter_reduce amin": (["scatter_reduce_backward"],
+    "scatter_reduce amin": (["scatter_reduce_backward", "scatter_reduce_jvp"],
                             lambda s, r: s.scatter_reduce(0, idx([0, 1, 0, 2]), r, "amin", include_self=False),
                             lambda: [rand(3), rand(4, seed=1)]),
-    "scatter multiply": (["scatter_reduce_backward"], lambda s, r: s.scatter(0, idx([0, 1, 0]), r, reduce="multiply"),
+    "scatter multiply": (["scatter_reduce_backward", "scatter_reduce_jvp"], lambda s, r: s.scatter(0, idx([0, 1, 0]), r, reduce="multiply"),
                          lambda: [rand(3), rand(3, seed=1)]),
     "scatter value multiply": (["scatter_value_reduce_backward"],
                                lambda s: s.scatter(0, idx([0, 1, 0]), 1.5, reduce="multiply"), lambda: [rand(3)]),
@@ -231,3 +235,157 @@ def test_var_over_an_empty_dim_list_reduces_every_dim():
     (g_all,) = tl.autograd.grad(tl.var(x), x)
     np.testing.assert_allclose(g_empty.tolist(), g_all.tolist(), rtol=1e-14)
     assert np.isfinite(np.array(g_empty.tolist())).all()
+
+
+# ------------------------------------------------------------------ forward mode (the `jvp:` helpers)
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_forward_ad(name):
+    """Tangents (dual tensors) against finite differences, for every case above."""
+    _, fn, inputs = CASES[name]
+    assert gradcheck(fn, tuple(inputs()), check_forward_ad=True, check_backward_ad=False)
+
+
+# (name, function of the module (tl or torch) and x, x's values) where finite differences cannot judge: ties,
+# zeros of products, NaN, norms at zero, dof <= 0. The tangent in a random direction must be J v, J the Jacobian
+# the backward gives (so forward and reverse mode agree), and, when PyTorch is installed, PyTorch's tangent.
+JVP_CASES = [
+    ("prod one zero", lambda m, x: x.prod(), [[1.5, 0.0], [2.0, -1.0]]),
+    ("prod two zeros", lambda m, x: x.prod(), [[1.5, 0.0], [0.0, -1.0]]),
+    ("prod.dim zeros", lambda m, x: x.prod(1), [[0.0, 2.0, 0.0], [3.0, 0.0, 1.0], [1.0, 2.0, 3.0]]),
+    ("prod.dim keepdim zeros", lambda m, x: x.prod(0, keepdim=True), [[0.0, 2.0, 0.0], [3.0, 0.0, 1.0]]),
+    ("cumprod one zero", lambda m, x: x.cumprod(1), [[1.0, 2.0, 0.0, 4.0, 0.5]]),
+    ("cumprod two zeros", lambda m, x: x.cumprod(1), [[0.0, 2.0, 0.0, 4.0], [3.0, 0.5, 1.0, 0.0]]),
+    ("cumprod zeros dim 0", lambda m, x: x.cumprod(0),
+     [[1.5, 0.0, 3.0, 2.0], [0.0, -1.0, 0.5, 0.0], [1.0, 0.0, -1.0, 0.0], [2.0, 3.0, 0.0, 1.5]]),
+    ("amax ties", lambda m, x: x.amax(1), [[1.0, 3.0, 3.0], [2.0, 2.0, 2.0]]),
+    ("amax ties keepdim", lambda m, x: x.amax((0, 1), keepdim=True), [[1.0, 3.0, 3.0], [2.0, 3.0, 2.0]]),
+    ("amin all ties", lambda m, x: x.amin(), [[1.0, 3.0, 1.0], [2.0, 1.0, 2.0]]),
+    ("amax nan", lambda m, x: x.amax(), [[1.0, NAN], [3.0, 3.0]]),
+    ("max ties", lambda m, x: x.max(), [[1.0, 3.0], [3.0, 3.0]]),
+    ("min ties", lambda m, x: x.min(), [[1.0, 3.0], [1.0, 1.0]]),
+    ("median ties", lambda m, x: x.median(), [[1.0, 2.0, 2.0, 5.0]]),
+    ("nanmedian ties", lambda m, x: x.nanmedian(), [[1.0, NAN, 2.0, 2.0]]),
+    ("median empty", lambda m, x: x.median(), [[], []]),
+    ("var dof 0", lambda m, x: x.var(1), [[2.0], [1.0]]),
+    # one row: with two, the backward's Jacobian has 0 * inf = NaN for the other row's elements
+    ("var dof 0 of two", lambda m, x: m.var(x, 1, correction=2), [[2.0, 1.0]]),
+    ("var dof < 0", lambda m, x: m.var(x, 1, correction=3), [[2.0, 1.0], [1.0, 5.0]]),
+    ("std constant", lambda m, x: x.std(1), [[2.0, 2.0, 2.0], [1.0, 2.0, 4.0]]),
+    ("std dof < 0", lambda m, x: m.std(x, 1, correction=3), [[2.0, 1.0], [1.0, 5.0]]),
+    ("norm zero vector", lambda m, x: x.norm(), [0.0, 0.0, 0.0]),
+    *[(f"norm {p} ties, zeros", (lambda p: lambda m, x: x.norm(p, 1))(p),
+       [[1.0, -3.0, 3.0], [0.0, 0.0, 0.0], [0.5, 0.0, -0.5]]) for p in (0, 1, 2, 3, 0.5, -1, INF, -INF)],
+    ("scatter_reduce amax ties", lambda m, x: m.zeros(2, dtype=x.dtype).scatter_reduce(
+        0, m.tensor([0, 0, 1]), x, "amax", include_self=False), [3.0, 3.0, 1.0]),
+    ("scatter_reduce amax ties with self", lambda m, x: x[:2].scatter_reduce(0, m.tensor([0, 0, 1]), x[2:], "amax"),
+     [3.0, 1.0, 3.0, 3.0, 0.5]),
+    ("scatter_reduce amin", lambda m, x: x[:2].scatter_reduce(0, m.tensor([0, 1, 1]), x[2:], "amin",
+                                                               include_self=False), [1.0, 2.0, 0.5, 3.0, 3.0]),
+    ("scatter_reduce mean", lambda m, x: x[:2].scatter_reduce(0, m.tensor([0, 0, 0]), x[2:], "mean"),
+     [1.0, 2.0, 0.5, 3.0, 3.0]),
+    ("scatter_reduce prod zeros", lambda m, x: x[:2].scatter_reduce(0, m.tensor([0, 0, 1, 1]), x[2:], "prod"),
+     [0.0, 2.0, 0.0, 3.0, 5.0, 0.0]),
+    ("scatter_reduce prod zeros without self", lambda m, x: x[:3].scatter_reduce(
+        0, m.tensor([0, 0, 1]), x[3:], "prod", include_self=False), [0.0, 2.0, 7.0, 0.0, 3.0, 0.0]),
+    ("scatter multiply zeros", lambda m, x: x[:2].scatter(0, m.tensor([0, 0, 1]), x[2:], reduce="multiply"),
+     [0.0, 2.0, 0.0, 3.0, 5.0]),
+    ("scatter add", lambda m, x: x[:2].scatter(0, m.tensor([0, 0, 1]), x[2:], reduce="add"), [1.0, 2.0, 3.0, 4.0, 5.0]),
+    ("scatter value multiply", lambda m, x: x.scatter(0, m.tensor([0, 1, 0]), 1.5, reduce="multiply"), [1.0, 0.0, 3.0]),
+    ("scatter value", lambda m, x: x.scatter(1, m.tensor([[0], [2]]), 2.0), [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]),
+    ("index_fill", lambda m, x: x.index_fill(1, m.tensor([0, 2, 0]), 2.0), [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]),
+    ("masked_fill broadcast", lambda m, x: x.masked_fill(m.tensor([[True, False, True], [False, False, True]]), 2.0),
+     [1.0, 2.0, 3.0]),
+    # multi-return (NO_JVP_YET)
+    ("max.dim ties", lambda m, x: x.max(1), [[1.0, 3.0, 3.0], [2.0, 2.0, 1.0]]),
+    ("min.dim keepdim", lambda m, x: x.min(0, keepdim=True), [[1.0, 3.0, 3.0], [2.0, 2.0, 1.0]]),
+    ("sort ties", lambda m, x: x.sort(1), [[2.0, 1.0, 2.0]]),
+    ("topk", lambda m, x: x.topk(2), [[2.0, 1.0, 2.5, 5.0]]),  # no tie at the k-th: its order is unspecified
+    ("kthvalue", lambda m, x: x.kthvalue(2, 1), [[3.0, 1.0, 2.0], [1.0, 1.0, 0.0]]),
+    ("median.dim", lambda m, x: x.median(1), [[3.0, 1.0, 2.0, 2.0], [1.0, 1.0, 0.0, 4.0]]),
+    ("nanmedian.dim", lambda m, x: x.nanmedian(1), [[3.0, NAN, 2.0], [1.0, 1.0, 0.0]]),
+    ("mode", lambda m, x: x.mode(1), [[1.0, 2.0, 2.0, 1.0], [3.0, 3.0, 0.0, 1.0]]),
+    ("cummax ties", lambda m, x: x.cummax(1), [[1.0, 3.0, 3.0, 2.0]]),
+    ("cummin", lambda m, x: x.cummin(0), [[1.0, 3.0], [0.5, 3.0], [2.0, -1.0]]),
+    ("aminmax ties", lambda m, x: m.aminmax(x, dim=1), [[1.0, 3.0, 3.0, 1.0]]),
+    ("aminmax all", lambda m, x: m.aminmax(x), [[1.0, 3.0], [3.0, 1.0]]),
+    ("var_mean", lambda m, x: m.var_mean(x, 1), [[1.0, 2.0, 4.0], [0.5, -1.0, 3.0]]),
+    ("std_mean constant", lambda m, x: m.std_mean(x, 1), [[2.0, 2.0, 2.0], [1.0, 2.0, 4.0]]),
+]
+JVP_PARAMS = [pytest.param(name, fn, values, id=name) for name, fn, values in JVP_CASES]
+
+
+def _floating(outs):
+    outs = outs if isinstance(outs, tuple) else (outs,)
+    return [o for o in outs if o.dtype.is_floating_point]
+
+
+def _direction(values):
+    return np.random.default_rng(0).uniform(-1.0, 1.0, size=np.shape(values))
+
+
+def tangents(m, fn, values, v):
+    """The tangents of fn's floating outputs at values in the direction v (None where m computes none)."""
+    fwd = m.autograd.forward_ad
+    with fwd.dual_level():
+        x = fwd.make_dual(m.tensor(values, dtype=m.float64), m.tensor(v, dtype=m.float64))
+        found = [fwd.unpack_dual(o).tangent for o in _floating(fn(m, x))]
+        return [None if t is None else np.array(t.tolist(), dtype=np.float64) for t in found]
+
+
+def jacobian_times(fn, values, v):
+    """J v for each floating output, J the Jacobian torchlite's backward formulas give."""
+    x = tl.tensor(values, dtype=tl.float64)
+    jacobians = tl.autograd.functional.jacobian(lambda x: tuple(_floating(fn(tl, x))), x)
+    return [np.tensordot(np.array(j.tolist(), dtype=np.float64).reshape(j.shape), v, axes=v.ndim)
+            for j in jacobians]
+
+
+@pytest.mark.parametrize("name,fn,values", JVP_PARAMS)
+def test_tangent_is_the_backward_jacobian_times_the_direction(name, fn, values):
+    v = _direction(values)
+    got, expected = tangents(tl, fn, values, v), jacobian_times(fn, values, v)
+    assert len(got) == len(expected) > 0
+    for g, e in zip(got, expected):
+        np.testing.assert_allclose(g, e, rtol=1e-12, atol=1e-12, equal_nan=True, err_msg=name)
+
+
+# PyTorch 2.13 has no tangent for these (the comparison is skipped, with the reason).
+TORCH_HAS_NO_TANGENT = {
+    "scatter_reduce prod zeros": "PyTorch's forward AD leaves scatter_reduce 'prod' without a tangent",
+    "scatter_reduce prod zeros without self": "PyTorch's forward AD leaves scatter_reduce 'prod' without a tangent",
+    "scatter multiply zeros": "PyTorch's scatter(reduce=...) has no forward AD",
+    "scatter add": "PyTorch's scatter(reduce=...) has no forward AD",
+    "scatter value multiply": "PyTorch's scatter(reduce=...) has no forward AD",
+}
+
+
+@pytest.mark.parametrize("name,fn,values", JVP_PARAMS)
+def test_tangent_matches_torch(name, fn, values):
+    torch = pytest.importorskip("torch", reason="PyTorch is not installed: these comparisons are optional")
+    if name in TORCH_HAS_NO_TANGENT:
+        pytest.skip(TORCH_HAS_NO_TANGENT[name])
+    v = _direction(values)
+    got = tangents(tl, fn, values, v)
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # torch's warning for dof <= 0
+        expected = tangents(torch, fn, values, v)
+    assert len(got) == len(expected) > 0
+    for g, e in zip(got, expected):
+        np.testing.assert_allclose(g, e, rtol=1e-12, atol=1e-12, equal_nan=True, err_msg=name)
+
+
+# Where torchlite's tangent knowingly differs from PyTorch 2.13's.
+@pytest.mark.parametrize("op", ["max", "min", "median", "nanmedian"])
+def test_a_nan_result_shares_the_tangent_among_the_nans(op):
+    # max() of a tensor with NaN is NaN: the tangent is the mean of the NaN elements' tangents, J v for the
+    # Jacobian both torchlite's and PyTorch's backward use (the gradient shared among the NaN elements);
+    # PyTorch 2.13's forward mode gives NaN there. (nanmedian is NaN only when every element is.)
+    values = [[NAN, NAN], [NAN, NAN]] if op == "nanmedian" else [[1.0, NAN], [NAN, 3.0]]
+    v = np.array([[0.25, 0.5], [1.5, 4.0]])
+    (got,) = tangents(tl, lambda m, x: getattr(x, op)(), values, v)
+    chosen = np.isnan(np.array(values))
+    assert got == pytest.approx(v[chosen].mean())
+    (expected,) = jacobian_times(lambda m, x: getattr(x, op)(), values, v)
+    assert got == pytest.approx(expected)

@@ -45,6 +45,14 @@ want = [-2.0 / 3.0, 0.0, 0.75]
 for got in (tl.softsign_bar(x).tolist(), x.softsign_bar().tolist()):
     assert all(abs(g - w) < 1e-6 for g, w in zip(got, want)), got
 assert tl.softsign_bar(tl.tensor([1, 2])).dtype == tl.float32
+import torchlite.autograd.forward_ad as fwAD
+with fwAD.dual_level():  # no jvp: entry: forward mode raises, naming the op
+    try:
+        tl.softsign_bar(fwAD.make_dual(x, tl.ones(3)))
+    except NotImplementedError as e:
+        assert "softsign_bar" in str(e), e
+    else:
+        raise AssertionError("softsign_bar has no jvp: forward AD must raise")
 print("softsign_bar OK")
 """
 SKIP = {"build", "generated", ".git", "__pycache__", ".pytest_cache"}

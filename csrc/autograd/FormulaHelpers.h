@@ -1,5 +1,5 @@
 #pragma once
-// The helpers that `derivatives:` formulas call (listed under `formula_helpers` in
+// The helpers that `derivatives:` and `jvp:` formulas call (listed under `formula_helpers` in
 // codegen/helpers.yaml). Each is written only with torchlite ops, so a backward
 // pass that runs them with grad mode on records them, and double backward works.
 //
@@ -115,6 +115,37 @@ Tensor cumprod_backward(const Tensor& grad, const Tensor& self, int64_t dim, con
 // cummax/cummin: grad summed into the positions indices point at.
 Tensor cummaxmin_backward(const Tensor& grad, const Tensor& self, const Tensor& indices, int64_t dim);
 
+// Forward mode (`jvp:` formulas): each takes self's tangent self_t (self's shape)
+// and gives the output's tangent, J self_t with J the Jacobian the op's backward
+// helper computes (so ties, zeros and dof <= 0 are treated as there).
+//
+// prod's tangent: the sum of self_t times the product of the other elements
+// (exact with zeros); all elements, or along dim.
+Tensor prod_jvp(const Tensor& self_t, const Tensor& self, const Tensor& result);
+Tensor prod_jvp(const Tensor& self_t, const Tensor& self, const Tensor& result, int64_t dim, bool keepdim);
+// amax/amin (dim as int[1]?, all when empty or absent) and aminmax (dim as int?):
+// self_t averaged over the elements equal to result along the reduced dims.
+Tensor amaxamin_jvp(const Tensor& self_t, const Tensor& self, const Tensor& result, std::optional<IntArrayRef> dim,
+                    bool keepdim);
+Tensor amaxamin_jvp(const Tensor& self_t, const Tensor& self, const Tensor& result, std::optional<int64_t> dim,
+                    bool keepdim);
+// max()/min()/median()/nanmedian() of the whole tensor: self_t averaged over the
+// elements equal to result (the NaN ones when result is NaN).
+Tensor evenly_distribute_jvp(const Tensor& self_t, const Tensor& self, const Tensor& result);
+// var's tangent: the sum over dim of self_t * 2 (self - mean) / (N - correction)
+// (correction absent is 1; var_backward's factor, inf when N == correction).
+Tensor var_jvp(const Tensor& self_t, const Tensor& self, std::optional<IntArrayRef> dim,
+               const std::optional<Scalar>& correction, bool keepdim);
+// std's tangent: var's over 2 result, 0 where result is 0 (result is std's output).
+Tensor std_jvp(const Tensor& self_t, const Tensor& self, const Tensor& result, std::optional<IntArrayRef> dim,
+               const std::optional<Scalar>& correction, bool keepdim);
+// norm's tangent for p = 2 (p absent), 0, 1, inf, -inf (shared among the maxima)
+// and any other p; 0 where the norm is 0 (result is the norm).
+Tensor norm_jvp(const Tensor& self_t, const Tensor& self, const std::optional<Scalar>& p, const Tensor& result,
+                std::optional<IntArrayRef> dim, bool keepdim);
+// cumprod's tangent, exact where self has zeros.
+Tensor cumprod_jvp(const Tensor& self_t, const Tensor& self, int64_t dim, const Tensor& result);
+
 // ------------------------------------------------------------------ indexing (helpers_indexing.cpp)
 
 // Zeros of sizes with grad index_add-ed at index along dim.
@@ -153,5 +184,16 @@ Tensor masked_select_backward(const Tensor& grad, const Tensor& self, const Tens
 Tensor masked_scatter_backward(const Tensor& grad, const Tensor& mask, IntArrayRef sizes);
 // Zeros like self with grad accumulated at the flat positions index (negative ones wrap).
 Tensor take_backward(const Tensor& grad, const Tensor& self, const Tensor& index);
+
+// Forward mode. scatter_reduce's (and scatter's with reduce=) tangent: for 'sum' and
+// 'mean' the op on the tangents; for 'prod', 'amax', 'amin' (and 'multiply') each
+// output's inputs' tangents weighted by scatter_reduce_backward's Jacobian.
+Tensor scatter_reduce_jvp(const Tensor& self_t, const Tensor& src_t, const Tensor& self, int64_t dim,
+                          const Tensor& index, const Tensor& src, std::string_view reduce, bool include_self,
+                          const Tensor& result);
+// The tangent of a value-selecting reduction (max.dim, kthvalue, median.dim, mode,
+// sort, topk, cummax...): self_t gathered at indices along dim (indices unsqueezed
+// at dim when !keepdim, and the result squeezed back); self_t itself when 0-dim.
+Tensor gather_with_keepdimed_indices(const Tensor& self_t, int64_t dim, const Tensor& indices, bool keepdim);
 
 }  // namespace torchlite::autograd

@@ -29,8 +29,10 @@
 #include "ops/scatter_add.h"
 #include "ops/scatter_reduce_two.h"
 #include "ops/scatter_value.h"
+#include "ops/squeeze_dim.h"
 #include "ops/sum.h"
 #include "ops/to_dtype.h"
+#include "ops/unsqueeze.h"
 #include "ops/view.h"
 #include "ops/where_self.h"
 #include "ops/zeros.h"
@@ -205,6 +207,30 @@ std::tuple<Tensor, Tensor> scatter_reduce_backward(const Tensor& grad, const Ten
   }
   if (grad_src.defined()) grad_src = pad_to_src(grad_src, src_sizes);
   return {grad_self, grad_src};
+}
+
+// ------------------------------------------------------------------ forward mode (jvp)
+
+Tensor scatter_reduce_jvp(const Tensor& self_t, const Tensor& src_t, const Tensor& self, int64_t dim,
+                          const Tensor& index, const Tensor& src, std::string_view reduce, bool include_self,
+                          const Tensor& result) {
+  std::string r(reduce == "add" ? "sum" : reduce == "multiply" ? "prod" : reduce);
+  // A sum or a mean is linear in self and src.
+  if (r == "sum" || r == "mean") return scatter_reduce(self_t, dim, index, src_t, r, include_self);
+  // Otherwise each output's tangent is the sum of its inputs' tangents times d output / d input, which
+  // the backward gives for a gradient of ones: self's entry feeds only its own output, src's entry the
+  // output index sends it to. (So ties share evenly, zeros of a product are exact, as the backward.)
+  auto [d_self, d_src] = scatter_reduce_backward(new_ones(result, result.sizes()), self, dim, index, src, src.sizes(), reduce,
+                                                 include_self, result, {true, true});
+  Tensor from_src = mul(read_part(src_t, index), read_part(d_src, index));
+  return scatter_add(mul(self_t, d_self), dim, index, from_src);
+}
+
+Tensor gather_with_keepdimed_indices(const Tensor& self_t, int64_t dim, const Tensor& indices, bool keepdim) {
+  if (self_t.dim() == 0) return self_t;  // the one value was selected
+  int64_t d = self_t.wrap_dim(dim);
+  if (keepdim) return gather(self_t, d, indices);
+  return squeeze(gather(self_t, d, unsqueeze(indices, d)), d);
 }
 
 }  // namespace torchlite::autograd

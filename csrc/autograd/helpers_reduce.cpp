@@ -35,6 +35,7 @@
 #include "ops/sum_dim_IntList.h"
 #include "ops/unsqueeze.h"
 #include "ops/where_self.h"
+#include "ops/zeros_like.h"
 
 namespace torchlite::autograd {
 
@@ -134,14 +135,26 @@ Tensor value_selecting_reduction_backward(const Tensor& grad, int64_t dim, const
 
 // ------------------------------------------------------------------ var, std, norm
 
-Tensor var_backward(const Tensor& grad, const Tensor& self, std::optional<IntArrayRef> dim,
-                    const std::optional<Scalar>& correction, bool keepdim) {
+namespace {
+
+// d var / d self = var_factor * (self - mean): 2 / (N - correction), correction absent 1.
+double var_factor(const Tensor& self, std::optional<IntArrayRef> dim, const std::optional<Scalar>& correction) {
   double n = static_cast<double>(helper_detail::reduced_numel(self.sizes(), dim));
   double dof = n - (correction.has_value() ? correction->to_double() : 1.0);
   // 2 / 0 is inf, as PyTorch: var itself is NaN or inf when dof <= 0.
-  double scale = dof == 0 ? INFINITY : 2.0 / dof;
-  Tensor centered = sub(self, mean(self, dim, /*keepdim=*/true, std::nullopt));
-  return mul(mul(unsqueeze_reduced(grad, self.dim(), dim, keepdim), number(scale)), centered);
+  return dof == 0 ? INFINITY : 2.0 / dof;
+}
+
+Tensor centered(const Tensor& self, std::optional<IntArrayRef> dim) {
+  return sub(self, mean(self, dim, /*keepdim=*/true, std::nullopt));
+}
+
+}  // namespace
+
+Tensor var_backward(const Tensor& grad, const Tensor& self, std::optional<IntArrayRef> dim,
+                    const std::optional<Scalar>& correction, bool keepdim) {
+  double scale = var_factor(self, dim, correction);
+  return mul(mul(unsqueeze_reduced(grad, self.dim(), dim, keepdim), number(scale)), centered(self, dim));
 }
 
 Tensor std_backward(const Tensor& result, const Tensor& grad, const Tensor& self, std::optional<IntArrayRef> dim,
@@ -244,6 +257,100 @@ Tensor cumprod_backward(const Tensor& grad, const Tensor& self, int64_t dim, con
 Tensor cummaxmin_backward(const Tensor& grad, const Tensor& self, const Tensor& indices, int64_t dim) {
   if (self.dim() == 0) return grad;
   return scatter_add(new_zeros(grad, self.sizes()), dim, indices, grad);
+}
+
+// ------------------------------------------------------------------ forward mode (jvp)
+// Each tangent is J self_t, J the Jacobian the backward helpers above compute: the
+// same treatment of ties, zeros and NaN. A product with a 0/1 mask is a `where`, so
+// that a NaN or inf tangent elsewhere does not leak into the sum.
+
+Tensor prod_jvp(const Tensor& self_t, const Tensor& self, const Tensor& result) {
+  if (self.dim() == 0) return self_t;
+  Tensor others = reshape(product_of_others(reshape(self, {-1}), 0), self.sizes());
+  return sum_all(mul(self_t, others));
+}
+
+Tensor prod_jvp(const Tensor& self_t, const Tensor& self, const Tensor& result, int64_t dim, bool keepdim) {
+  if (self.dim() == 0) return self_t;
+  int64_t d = self.wrap_dim(dim);
+  return sum(mul(self_t, product_of_others(self, d)), IntArrayRef(d), keepdim, std::nullopt);
+}
+
+Tensor amaxamin_jvp(const Tensor& self_t, const Tensor& self, const Tensor& result, std::optional<IntArrayRef> dim,
+                    bool keepdim) {
+  Tensor ties = eq(unsqueeze_reduced(result, self.dim(), dim, keepdim), self);
+  Tensor count = sum(ties, dim, keepdim, std::nullopt);
+  return div(sum(where(ties, self_t, number(0)), dim, keepdim, std::nullopt), count);
+}
+
+Tensor amaxamin_jvp(const Tensor& self_t, const Tensor& self, const Tensor& result, std::optional<int64_t> dim,
+                    bool keepdim) {
+  if (!dim.has_value()) return amaxamin_jvp(self_t, self, result, std::optional<IntArrayRef>(), keepdim);
+  int64_t d = *dim;
+  return amaxamin_jvp(self_t, self, result, std::optional<IntArrayRef>(IntArrayRef(d)), keepdim);
+}
+
+Tensor evenly_distribute_jvp(const Tensor& self_t, const Tensor& self, const Tensor& result) {
+  Tensor chosen = logical_or(eq(self, result), logical_and(isnan(self), isnan(result)));
+  // None is chosen only in an empty self (median() is NaN there): the tangent is 0, an empty sum.
+  Tensor count = sum_all(chosen);
+  return div(sum_all(where(chosen, self_t, number(0))), one_where(eq(count, number(0)), count));
+}
+
+Tensor var_jvp(const Tensor& self_t, const Tensor& self, std::optional<IntArrayRef> dim,
+               const std::optional<Scalar>& correction, bool keepdim) {
+  // The factor applies to each term before the sum, as J self_t: inf * 0 terms are NaN when N == correction.
+  Tensor terms = mul(mul(self_t, number(var_factor(self, dim, correction))), centered(self, dim));
+  return sum(terms, dim, keepdim, std::nullopt);
+}
+
+Tensor std_jvp(const Tensor& self_t, const Tensor& self, const Tensor& result, std::optional<IntArrayRef> dim,
+               const std::optional<Scalar>& correction, bool keepdim) {
+  // d std = d var / (2 std); 0 where std is 0, as std_backward.
+  Tensor zero = eq(result, number(0.0));
+  Tensor var_t = var_jvp(self_t, self, dim, correction, keepdim);
+  return masked_fill(div(var_t, mul(one_where(zero, result), number(2.0))), zero, Scalar(0.0));
+}
+
+Tensor norm_jvp(const Tensor& self_t, const Tensor& self, const std::optional<Scalar>& p, const Tensor& result,
+                std::optional<IntArrayRef> dim, bool keepdim) {
+  auto reduce = [&](const Tensor& x) { return sum(x, dim, keepdim, std::nullopt); };
+  double order = p.has_value() ? p->to_double() : 2.0;
+  if (order == 0) return zeros_like(result);  // the count of nonzeros is piecewise constant
+  if (std::isinf(order)) {
+    // The elements whose |x| is the norm (NaN ones when the norm is NaN) share it.
+    Tensor n = unsqueeze_reduced(result, self.dim(), dim, keepdim);
+    Tensor extreme = logical_or(eq(abs(self), n), logical_and(isnan(self), isnan(n)));
+    return div(reduce(where(extreme, mul(sign(self), self_t), number(0))), reduce(extreme));
+  }
+  if (order == 1) return reduce(mul(sgn(self), self_t));
+  Tensor zero_norm = eq(result, number(0.0));
+  if (order == 2) return div(reduce(mul(self, self_t)), one_where(zero_norm, result));  // self is 0 where the norm is
+  // sgn(x) |x|^(p-1) / norm^(p-1) per element, 0 at x = 0.
+  Tensor scaled = mul(sgn(self), pow(one_where(eq(self, number(0.0)), abs(self)), Scalar(order - 1)));
+  Tensor dot = reduce(mul(scaled, self_t));
+  if (order < 1) return mul(dot, pow(result, Scalar(1 - order)));  // 0 where the norm is 0
+  return div(dot, pow(one_where(zero_norm, result), Scalar(order - 1)));
+}
+
+Tensor cumprod_jvp(const Tensor& self_t, const Tensor& self, int64_t dim, const Tensor& result) {
+  if (self.dim() == 0) return self_t;
+  int64_t d = self.wrap_dim(dim);
+  // Output k's tangent is sum_{i <= k} t_i times the product of x_0..x_k but x_i. With z
+  // the first zero of each slice along dim, the terms that do not vanish are:
+  //  - i < z: result_k * t_i / x_i (for k >= z this is 0, as result_k);
+  //  - i = z, k >= z: t_z times c_k, c the cumprod of x with x_z taken as 1.
+  // (Terms i > z hold the factor x_z = 0. Exact to first order; the tangent is computed
+  // below autograd, so nothing differentiates it.)
+  Tensor is_zero = eq(self, number(0));
+  Tensor zeros_so_far = cumsum(is_zero, d);
+  Tensor before_zero = eq(zeros_so_far, number(0));
+  Tensor first_zero = logical_and(is_zero, eq(zeros_so_far, number(1)));
+  Tensor ratio = where(before_zero, div(self_t, one_where(logical_not(before_zero), self)), number(0));
+  Tensor before = mul(result, cumsum(ratio, d));
+  Tensor without_zero = cumprod(masked_fill(self, first_zero, Scalar(int64_t(1))), d);
+  Tensor t_zero = sum(where(first_zero, self_t, number(0)), IntArrayRef(d), /*keepdim=*/true, std::nullopt);
+  return add(before, where(before_zero, number(0), mul(t_zero, without_zero)));
 }
 
 }  // namespace torchlite::autograd

@@ -17,6 +17,7 @@
 #include "autograd/SavedValue.h"
 #include "autograd/Stage.h"
 #include "core/TensorFactory.h"
+#include "ops/to.h"
 #include "ops/view_as.h"
 #include "ops/zeros.h"
 #include "python/Errors.h"
@@ -353,6 +354,21 @@ void init_autograd(PyObject* module) {
   m.def("_enter_dual_level", []() { return autograd::enter_dual_level(); });
   m.def("_exit_dual_level", [](uint64_t level) { autograd::exit_dual_level(level); });
   m.def("_current_dual_level", []() { return autograd::current_dual_level(); });
+  // autograd.Function with forward AD: its forward runs without tangents (the level is set aside), then
+  // its jvp gives the outputs' tangents.
+  m.def("_suspend_dual_level", []() {
+    const uint64_t level = autograd::current_dual_level();
+    autograd::g_dual_level.store(0);
+    return level;
+  });
+  m.def("_resume_dual_level", [](uint64_t level) { autograd::g_dual_level.store(level); });
+  m.def("_set_tangent", [](py::handle t, py::handle tangent) {
+    const Tensor& p = tensor_arg(t, "jvp");
+    const Tensor& g = tensor_arg(tangent, "jvp");
+    TL_CHECK(p.sizes().equals(g.sizes()), "Function.jvp returned a tangent of size ", g.sizes(),
+             " for an output of size ", p.sizes());
+    autograd::set_tangent(p, g.scalar_type() == p.scalar_type() ? g : to(g, p.scalar_type()));
+  });
   m.def("_make_dual", [](py::handle t, py::handle tangent) {
     const Tensor& p = tensor_arg(t, "make_dual");
     const Tensor& g = tensor_arg(tangent, "make_dual");

@@ -5,10 +5,11 @@
         y = f(x)
         value, jvp = forward_ad.unpack_dual(y)
 
-Each op computes its output's tangent from its inputs' with its `jvp:` entry in
+Each op computes its outputs' tangents from its inputs' with its `jvp:` entry in
 native_functions.yaml (`elementwise`: the backward formulas applied to the
-tangents; `linear`: the op itself on the tangents). An op without one raises
-NotImplementedError. One level at a time, as PyTorch today.
+tangents; `linear`: the op itself on the tangents; or a formula per output);
+in-place variants too (a view's new tangent is written into its base's). An op
+without one raises NotImplementedError. One level at a time, as PyTorch today.
 """
 from collections import namedtuple
 

@@ -120,8 +120,16 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
     (a Tensor when both are single Tensors, else tuples, as PyTorch nests them)."""
     from .. import stack, zeros
 
-    if strategy != "reverse-mode":
-        raise NotImplementedError("jacobian: only strategy='reverse-mode' is supported (no forward-mode AD yet)")
+    if strategy not in ("forward-mode", "reverse-mode"):
+        raise ValueError('Expected strategy to be either "forward-mode" or "reverse-mode". Hint: If your function '
+                         'has more outputs than inputs, "forward-mode" tends to be more performant. Otherwise, '
+                         'prefer to use "reverse-mode".')
+    if strategy == "forward-mode":
+        if create_graph:
+            raise NotImplementedError('torch.autograd.functional.jacobian: `create_graph=True` and '
+                                      '`strategy="forward-mode"` are not supported together (yet). Please either set '
+                                      '`create_graph=False` or `strategy="reverse-mode"`.')
+        return _jacobian_forward(func, inputs, strict, vectorize)
     with enable_grad():
         in_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
         inputs = _prepare(inputs, create_graph)
@@ -147,8 +155,60 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
     return tuple(result) if out_tuple else result[0]
 
 
+def _jacobian_forward(func, inputs, strict, vectorize):
+    """The Jacobian by forward mode: one dual evaluation per input element (a one-hot tangent), each giving
+    a column of every output's Jacobian. PyTorch batches these with vmap (hence vectorize=True); torchlite
+    runs them one after the other, with the same result."""
+    from .. import stack, zeros, zeros_like
+    from . import forward_ad as fwAD
+
+    if strict:
+        raise RuntimeError('torch.autograd.functional.jacobian: `strict=True` and `strategy="forward-mode"` are '
+                           'not supported together (yet). Please either set `strict=False` or '
+                           '`strategy="reverse-mode"`.')
+    if not vectorize:
+        raise NotImplementedError("Computing Jacobian using forward-AD or forward-over-reverse Hessian is only "
+                                  "implemented for `vectorize=True`.")
+    in_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
+    inputs = tuple(x.detach() for x in inputs)
+    columns = None  # [output][input] -> list of flattened tangents, one per input element
+    outputs = out_tuple = None
+    with fwAD.dual_level():
+        for j, x in enumerate(inputs):
+            for k in range(x.numel()):
+                e = zeros(x.numel(), dtype=x.dtype)
+                e[k] = 1
+                duals = tuple(fwAD.make_dual(xi, e.reshape(tuple(xi.shape))) if i == j else xi
+                              for i, xi in enumerate(inputs))
+                out_tuple, outs = _as_tuple(func(*duals), "outputs of the user-provided function", "jacobian")
+                if columns is None:
+                    columns = [[[] for _ in inputs] for _ in outs]
+                    outputs = outs
+                for i, o in enumerate(outs):
+                    t = fwAD.unpack_dual(o).tangent
+                    columns[i][j].append((zeros_like(o) if t is None else t).reshape(-1))
+        if outputs is None:  # no input elements: call once for the outputs' shapes
+            out_tuple, outputs = _as_tuple(func(*inputs), "outputs of the user-provided function", "jacobian")
+            columns = [[[] for _ in inputs] for _ in outputs]
+        outputs = tuple(fwAD.unpack_dual(o).primal for o in outputs)
+    result = []
+    for i, o in enumerate(outputs):
+        per_input = []
+        for j, x in enumerate(inputs):
+            shape = tuple(o.shape) + tuple(x.shape)
+            cols = columns[i][j]
+            per_input.append(stack(cols, dim=-1).reshape(shape) if cols else zeros(shape, dtype=o.dtype))
+        result.append(tuple(per_input) if in_tuple else per_input[0])
+    return tuple(result) if out_tuple else result[0]
+
+
 def hessian(func, inputs, create_graph=False, strict=False, vectorize=False, outer_jacobian_strategy="reverse-mode"):
-    """The Hessian of a scalar function at inputs: the Jacobian of its gradient."""
+    """The Hessian of a scalar function at inputs: the Jacobian of its gradient (reverse over reverse)."""
+    if outer_jacobian_strategy not in ("forward-mode", "reverse-mode"):
+        raise ValueError('Expected strategy to be either "forward-mode" or "reverse-mode".')
+    if outer_jacobian_strategy == "forward-mode":
+        raise NotImplementedError("hessian: outer_jacobian_strategy='forward-mode' (forward-over-reverse) is not "
+                                  "supported yet; use the default 'reverse-mode'")
     in_tuple, xs = _as_tuple(inputs, "inputs", "hessian")
 
     def gradient(*args):
