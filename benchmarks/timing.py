@@ -1,0 +1,97 @@
+"""Timing: a compiled loop per statement, calibration to a minimum trial time, interleaved trials.
+
+A statement (`a + b`) runs inside a function compiled for it, with its inputs as
+local variables, like `timeit` but without a global lookup per name and with
+in-place statements (`a += b`) allowed. As in `timeit`, the garbage collector is
+off while a trial runs.
+"""
+from __future__ import annotations
+
+import gc
+import itertools
+import math
+import statistics
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+
+@dataclass
+class Bench:
+    """One case set up for one library: `stmt` runs with the names in `env` bound."""
+
+    stmt: str
+    env: dict
+    # Returns a NumPy array that all libraries must agree on (compared before timing), or None.
+    reference: Callable[[], object] | None = None
+
+
+def compile_loop(stmt: str, names: list[str]) -> Callable:
+    """A function `loop(n, *inputs) -> seconds` that runs `stmt` n times with `names` bound to inputs."""
+    for name in names:
+        if not name.isidentifier() or name.startswith("_"):
+            raise ValueError(f"benchmark input name {name!r} must be an identifier not starting with '_'")
+    params = "".join(f", {name}" for name in names)
+    source = (
+        f"def _loop(_n, _perf, _repeat{params}):\n"
+        f"    _t0 = _perf()\n"
+        f"    for _ in _repeat(None, _n):\n"
+        f"        {stmt}\n"
+        f"    return _perf() - _t0\n"
+    )
+    namespace: dict = {}
+    exec(compile(source, f"<benchmark: {stmt}>", "exec"), namespace)
+    return namespace["_loop"]
+
+
+class Timer:
+    """Times a Bench: `run(n)` is the wall time of n executions of its statement."""
+
+    def __init__(self, bench: Bench):
+        names = sorted(bench.env)
+        self._loop = compile_loop(bench.stmt, names)
+        self._args = [bench.env[name] for name in names]
+        self.calls = 1  # per trial, set by calibrate()
+
+    def run(self, n: int) -> float:
+        gc_was_enabled = gc.isenabled()
+        gc.disable()
+        try:
+            return self._loop(n, time.perf_counter, itertools.repeat, *self._args)
+        finally:
+            if gc_was_enabled:
+                gc.enable()
+
+    def calibrate(self, min_time: float, warmup: int = 2) -> None:
+        """Warms up, then finds a call count whose trial lasts at least `min_time` seconds."""
+        for _ in range(warmup):
+            self.run(1)
+        n = 1
+        while True:
+            elapsed = self.run(n)
+            if elapsed >= min_time:
+                break
+            if elapsed < min_time / 100:
+                n *= 10
+            else:  # close enough to extrapolate; aim 20% over to absorb noise
+                n = max(n + 1, math.ceil(n * min_time / elapsed * 1.2))
+        self.calls = n
+
+
+def interleaved_trials(timers: dict[str, Timer], trials: int) -> dict[str, list[float]]:
+    """Per-call seconds of each timer's trials, alternating timers trial by trial so drift hits all alike."""
+    per_call: dict[str, list[float]] = {name: [] for name in timers}
+    for _ in range(trials):
+        for name, timer in timers.items():
+            per_call[name].append(timer.run(timer.calls) / timer.calls)
+    return per_call
+
+
+def summarize(per_call: list[float], calls: int) -> dict:
+    return {
+        "median_s": statistics.median(per_call),
+        "min_s": min(per_call),
+        "max_s": max(per_call),
+        "trials_s": per_call,
+        "calls_per_trial": calls,
+    }
