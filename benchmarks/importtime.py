@@ -47,10 +47,14 @@ class ImportTimer:
         self.env = dict(os.environ)
         self.flags: list[str] = []
         if staged_dir:
-            # The interpreter's path, less the current and this repository's directories (a source
-            # checkout holds a torchlite/ without the compiled extension).
+            # The interpreter's path, less the current directory, this repository's and the one that
+            # holds torchlite's sources (an editable install may add it): a source checkout holds a
+            # torchlite/ without the compiled extension.
+            import torchlite
+
             repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-            skip = {os.path.abspath(os.getcwd()), repo}
+            sources = os.path.dirname(os.path.dirname(os.path.abspath(torchlite.__file__)))
+            skip = {os.path.abspath(os.getcwd()), repo, sources}
             path = [staged_dir] + [p for p in sys.path if p and os.path.isdir(p) and os.path.abspath(p) not in skip]
             self.env["PYTHONPATH"] = os.pathsep.join(path)
             self.flags = ["-S"]

@@ -43,6 +43,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--trials", type=int, default=None, help="trials per library (default: 5; --quick: 3)")
     ap.add_argument("--min-time", type=float, default=None,
                     help="minimum seconds per trial (default: 0.2; --quick: 0.05)")
+    ap.add_argument("--pause", type=float, default=0.1,
+                    help="seconds of sleep before each trial at more than one thread, so the previous library's "
+                         "spin-waiting worker threads go idle first (default: 0.1)")
     ap.add_argument("--quick", action="store_true", help="a fast smoke run: fewer trials, shorter trials")
     ap.add_argument("--tiny", action="store_true",
                     help="tiny sizes, to exercise the code paths (for tests; the numbers mean nothing)")
@@ -55,6 +58,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         args.min_time = 0.05 if args.quick else 0.2
     if args.trials < 1:
         ap.error(f"--trials must be at least 1, got {args.trials}")
+    if args.pause < 0:
+        ap.error(f"--pause must not be negative, got {args.pause}")
     if args.min_time <= 0:
         ap.error(f"--min-time must be positive, got {args.min_time}")
     try:
@@ -142,7 +147,7 @@ def _record(case: Case, sizes: Sizes, threads: int | None, libs: list[Library], 
 
 
 def run_timed_case(case: Case, sizes: Sizes, libs: list[Library], thread_counts: list[int],
-                   trials: int, min_time: float, progress) -> list[dict]:
+                   trials: int, min_time: float, pause: float, progress) -> list[dict]:
     inputs = Inputs(seed=0)
     records = []
     for i, threads in enumerate(thread_counts):
@@ -159,7 +164,8 @@ def run_timed_case(case: Case, sizes: Sizes, libs: list[Library], thread_counts:
         timers = {name: Timer(bench) for name, bench in benches.items()}
         for timer in timers.values():
             timer.calibrate(min_time)
-        per_call = interleaved_trials(timers, trials)
+        # One thread: no worker threads to spin, so no pause needed.
+        per_call = interleaved_trials(timers, trials, pause=pause if threads > 1 else 0.0)
         for name, timer in timers.items():
             results[name] = summarize(per_call[name], timer.calls)
             results[name]["threads_in_effect"] = in_effect[name]
@@ -229,7 +235,8 @@ def main(argv: list[str] | None = None) -> int:
         "schema_version": SCHEMA_VERSION,
         "command": command.strip(),
         "settings": {"against": args.against_list, "threads": args.thread_counts, "trials": args.trials,
-                     "min_time_s": args.min_time, "quick": args.quick, "tiny": args.tiny,
+                     "min_time_s": args.min_time, "pause_before_trial_s": args.pause,
+                     "pause_applies": "at more than one thread", "quick": args.quick, "tiny": args.tiny,
                      "cases": [case.id for case in selected], "sizes": sizes.__dict__,
                      "statistic": "median over trials of the mean per-call time within a trial",
                      "gc": "disabled during trials (as timeit does)"},
@@ -252,7 +259,8 @@ def main(argv: list[str] | None = None) -> int:
                 output["results"].append(run_import_case(case, sizes, libs, args.trials, install, progress))
             else:
                 counts = args.thread_counts if case.per_thread else args.thread_counts[:1]
-                output["results"] += run_timed_case(case, sizes, libs, counts, args.trials, args.min_time, progress)
+                output["results"] += run_timed_case(case, sizes, libs, counts, args.trials, args.min_time,
+                                                 args.pause, progress)
     finally:
         for lib in libs:
             if original[lib.name] is not None:

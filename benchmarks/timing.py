@@ -78,11 +78,17 @@ class Timer:
         self.calls = n
 
 
-def interleaved_trials(timers: dict[str, Timer], trials: int) -> dict[str, list[float]]:
-    """Per-call seconds of each timer's trials, alternating timers trial by trial so drift hits all alike."""
+def interleaved_trials(timers: dict[str, Timer], trials: int, pause: float = 0.0) -> dict[str, list[float]]:
+    """Per-call seconds of each timer's trials, alternating timers trial by trial so drift hits all alike.
+
+    `pause` seconds of sleep before each trial let the previous library's idle worker threads
+    (OpenMP, OpenBLAS) stop spin-waiting: spinning, they slow the next library's threads.
+    """
     per_call: dict[str, list[float]] = {name: [] for name in timers}
     for _ in range(trials):
         for name, timer in timers.items():
+            if pause:
+                time.sleep(pause)
             per_call[name].append(timer.run(timer.calls) / timer.calls)
     return per_call
 
