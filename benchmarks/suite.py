@@ -165,9 +165,9 @@ def run_timed_case(case: Case, sizes: Sizes, libs: list[Library], thread_counts:
         for timer in timers.values():
             timer.calibrate(min_time)
         # One thread: no worker threads to spin, so no pause needed.
-        per_call = interleaved_trials(timers, trials, pause=pause if threads > 1 else 0.0)
-        for name, timer in timers.items():
-            results[name] = summarize(per_call[name], timer.calls)
+        per_call, calls = interleaved_trials(timers, trials, min_time, pause=pause if threads > 1 else 0.0)
+        for name in timers:
+            results[name] = summarize(per_call[name], calls[name])
             results[name]["threads_in_effect"] = in_effect[name]
         record = _record(case, sizes, threads, libs, {lib.name: results[lib.name] for lib in libs})
         progress(record)
@@ -181,7 +181,7 @@ def run_import_case(case: Case, sizes: Sizes, libs: list[Library], trials: int, 
     modules = [lib.name for lib in libs]
     staged = bool(install["editable"])
     times = importtime.measure(modules, trials, staged=staged)
-    results = {name: summarize(times[name], 1) for name in modules}
+    results = {name: summarize(times[name], [1] * trials) for name in modules}
     record = _record(case, sizes, None, libs, results)
     record["import_of"] = ("a staged non-editable copy of the editable install (python -S)" if staged
                            else "the installed package")
@@ -238,7 +238,8 @@ def main(argv: list[str] | None = None) -> int:
                      "min_time_s": args.min_time, "pause_before_trial_s": args.pause,
                      "pause_applies": "at more than one thread", "quick": args.quick, "tiny": args.tiny,
                      "cases": [case.id for case in selected], "sizes": sizes.__dict__,
-                     "statistic": "median over trials of the mean per-call time within a trial",
+                     "statistic": "median over trials of the mean per-call time within a trial "
+                                  "(a trial lasts at least min_time_s; import: one import per trial)",
                      "gc": "disabled during trials (as timeit does)"},
         "machine": machine_info(libs, skipped, install),
         "load_average_before": os.getloadavg() if hasattr(os, "getloadavg") else None,

@@ -78,22 +78,32 @@ class Timer:
         self.calls = n
 
 
-def interleaved_trials(timers: dict[str, Timer], trials: int, pause: float = 0.0) -> dict[str, list[float]]:
-    """Per-call seconds of each timer's trials, alternating timers trial by trial so drift hits all alike.
+def interleaved_trials(timers: dict[str, Timer], trials: int, min_time: float,
+                       pause: float = 0.0) -> tuple[dict[str, list[float]], dict[str, list[int]]]:
+    """Per-call seconds (and calls made) of each timer's trials, alternating timers trial by trial.
 
-    `pause` seconds of sleep before each trial let the previous library's idle worker threads
-    (OpenMP, OpenBLAS) stop spin-waiting: spinning, they slow the next library's threads.
+    Alternating lets drift hit all libraries alike. A trial repeats the calibrated call count until
+    it has lasted `min_time` (calibration during a slow spell undercounts). `pause` seconds of
+    sleep before each trial let the previous library's idle worker threads (OpenMP, OpenBLAS)
+    stop spin-waiting: spinning, they slow the next library's threads.
     """
     per_call: dict[str, list[float]] = {name: [] for name in timers}
+    calls: dict[str, list[int]] = {name: [] for name in timers}
     for _ in range(trials):
         for name, timer in timers.items():
             if pause:
                 time.sleep(pause)
-            per_call[name].append(timer.run(timer.calls) / timer.calls)
-    return per_call
+            elapsed, n = 0.0, 0
+            while elapsed < min_time:
+                elapsed += timer.run(timer.calls)
+                n += timer.calls
+            per_call[name].append(elapsed / n)
+            calls[name].append(n)
+    return per_call, calls
 
 
-def summarize(per_call: list[float], calls: int) -> dict:
+def summarize(per_call: list[float], calls: list[int]) -> dict:
+    """The median per-call time over trials, with each trial's per-call time and call count."""
     return {
         "median_s": statistics.median(per_call),
         "min_s": min(per_call),

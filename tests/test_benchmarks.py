@@ -14,7 +14,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__)))) 
 
 from benchmarks import cases, suite  # noqa: E402
 from benchmarks.libs import load  # noqa: E402
-from benchmarks.timing import Bench, Timer  # noqa: E402
+from benchmarks.timing import Bench, Timer, interleaved_trials  # noqa: E402
 
 FAST = ["--tiny", "--quick", "--trials", "2", "--min-time", "0.001", "--threads", "1"]
 
@@ -26,8 +26,9 @@ def run_suite(tmp_path, capsys, *args):
 
 
 def check_times(entry, trials=2):
-    assert entry["median_s"] > 0 and entry["min_s"] > 0 and entry["calls_per_trial"] >= 1
+    assert entry["median_s"] > 0 and entry["min_s"] > 0
     assert len(entry["trials_s"]) == trials and all(t > 0 for t in entry["trials_s"])
+    assert len(entry["calls_per_trial"]) == trials and all(n >= 1 for n in entry["calls_per_trial"])
     assert entry["min_s"] <= entry["median_s"] <= entry["max_s"]
 
 
@@ -79,6 +80,13 @@ def test_timer_runs_in_place_statements():
     np.testing.assert_array_equal(a, [4, 4, 4])
     timer.calibrate(min_time=1e-4)
     assert timer.calls >= 1
+
+
+def test_trials_last_at_least_the_minimum_time():
+    timer = Timer(Bench("a + b", {"a": 1, "b": 2}))  # calls stays 1: each trial must loop to the minimum
+    per_call, calls = interleaved_trials({"x": timer}, trials=2, min_time=0.002)
+    assert len(per_call["x"]) == 2 and all(n > 1 for n in calls["x"])
+    assert all(t * n >= 0.002 for t, n in zip(per_call["x"], calls["x"]))
 
 
 def test_disagreeing_libraries_fail_the_sanity_check():
