@@ -1,0 +1,251 @@
+"""The benchmark cases and their targets (torchlite time / PyTorch time; lower is better).
+
+A case builds, for one library, a Bench: a statement and its inputs. Inputs come
+from NumPy once per case (same values for every library) and are copied into each
+library. A case that has no meaning for a library (autograd on NumPy) builds None.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Callable
+
+import numpy as np
+
+from benchmarks.libs import Library
+from benchmarks.timing import Bench
+
+
+@dataclass(frozen=True)
+class Sizes:
+    numel: int = 16 * 2**20  # the large elementwise and reduction cases
+    rows: int = 4096  # sum(dim=1) of a rows x rows matrix
+    matmul: tuple[int, int, int] = (256, 1024, 2048)
+    mlp: tuple[int, ...] = (784, 512, 512, 10)  # layer widths, input first
+    batch: int = 128
+
+
+FULL = Sizes()
+# For the smoke test: every code path, meaningless numbers.
+TINY = replace(FULL, numel=4096, rows=64, matmul=(8, 16, 32), mlp=(32, 16, 16, 10), batch=8)
+
+
+class Inputs:
+    """NumPy inputs made once per case from a fixed seed, shared by all libraries."""
+
+    def __init__(self, seed: int = 0):
+        self._rng = np.random.default_rng(seed)
+        self._cache: dict = {}
+
+    def get(self, key: str, make: Callable[[np.random.Generator], object]):
+        if key not in self._cache:
+            self._cache[key] = make(self._rng)
+        return self._cache[key]
+
+    def normal(self, key: str, shape) -> np.ndarray:
+        return self.get(key, lambda rng: rng.standard_normal(shape, dtype=np.float32))
+
+
+def convert(lib: Library, array: np.ndarray, requires_grad: bool = False):
+    """A copy of `array` in `lib` (each library owns its memory, so in-place cases stay separate)."""
+    if lib.name == "numpy":
+        return array.copy()
+    return lib.module.tensor(array, requires_grad=requires_grad)
+
+
+def to_numpy(value) -> np.ndarray:
+    if isinstance(value, np.ndarray) or np.isscalar(value):
+        return np.asarray(value)
+    return np.asarray(value.detach().numpy())
+
+
+@dataclass
+class Case:
+    id: str  # "group.name", what --cases selects
+    label: Callable[[Sizes], str]  # what the table shows
+    target: float | None  # the issue's bound on torchlite / PyTorch
+    build: Callable[[Library, Sizes, Inputs], Bench | None] | None  # None: a special case (import)
+    per_thread: bool = True  # runs at each --threads count
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def group(self) -> str:
+        return self.id.split(".")[0]
+
+
+def _stmt_case(stmts: dict[str, str | None], make_env: Callable, has_reference: bool = True):
+    """A build function for a one-statement case; `stmts` maps a library name (or "*") to its statement."""
+
+    def build(lib: Library, sizes: Sizes, inputs: Inputs) -> Bench | None:
+        stmt = stmts.get(lib.name, stmts.get("*"))
+        if stmt is None:
+            return None
+        env = make_env(lib, sizes, inputs)
+        env["m"] = lib.module
+        reference = (lambda: to_numpy(eval(stmt, {}, dict(env)))) if has_reference else None
+        return Bench(stmt, env, reference)
+
+    return build
+
+
+def _one_element(names: str, requires_grad: bool):
+    def make_env(lib, sizes, inputs):
+        return {name: convert(lib, inputs.normal(name, (1,)), requires_grad) for name in names}
+
+    return make_env
+
+
+def _vectors(lib, sizes, inputs):
+    return {name: convert(lib, inputs.normal(name, (sizes.numel,))) for name in "ab"}
+
+
+def _square(lib, sizes, inputs):
+    return {"a": convert(lib, inputs.normal("square", (sizes.rows, sizes.rows)))}
+
+
+def _matmul_env(which: int):
+    def make_env(lib, sizes, inputs):
+        n = sizes.matmul[which]
+        return {name: convert(lib, inputs.normal(f"{name}{n}", (n, n))) for name in "ab"}
+
+    return make_env
+
+
+def _millions(numel: int) -> str:
+    return f"{numel // 2**20}M" if numel % 2**20 == 0 else str(numel)
+
+
+# ---- the MLP training step -------------------------------------------------------------------
+
+MLP_LR = 0.01
+MLP_CHECK_STEPS = 3
+
+
+def _mlp_arrays(sizes: Sizes, inputs: Inputs) -> dict[str, np.ndarray]:
+    def make(rng: np.random.Generator) -> dict[str, np.ndarray]:
+        arrays = {"x": rng.standard_normal((sizes.batch, sizes.mlp[0]), dtype=np.float32)}
+        labels = rng.integers(0, sizes.mlp[-1], sizes.batch)
+        arrays["y"] = np.eye(sizes.mlp[-1], dtype=np.float32)[labels]  # one-hot targets
+        for i, (fan_in, fan_out) in enumerate(zip(sizes.mlp[:-1], sizes.mlp[1:]), start=1):
+            bound = 1 / np.sqrt(fan_in)  # nn.Linear's default init
+            arrays[f"w{i}"] = rng.uniform(-bound, bound, (fan_in, fan_out)).astype(np.float32)
+            arrays[f"b{i}"] = rng.uniform(-bound, bound, fan_out).astype(np.float32)
+        return arrays
+
+    return inputs.get("mlp", make)
+
+
+def mlp_step_function(m, x, y, params: list, lr: float) -> Callable:
+    """One training step of the MLP in `params` (w1, b1, w2, b2, ...) on batch x with one-hot targets y.
+
+    ReLU between layers; cross-entropy as log-softmax (x - logsumexp) against the one-hot target;
+    manual SGD under no_grad; gradients reset to None. Works for torchlite and PyTorch alike.
+    """
+    layers = list(zip(params[0::2], params[1::2]))
+    relu, logsumexp, no_grad = m.relu, m.logsumexp, m.no_grad
+
+    def step():
+        h = x
+        for w, b in layers[:-1]:
+            h = relu(h @ w + b)
+        w, b = layers[-1]
+        logits = h @ w + b
+        log_probs = logits - logsumexp(logits, dim=1, keepdim=True)
+        loss = -(log_probs * y).sum(dim=1).mean()
+        loss.backward()
+        with no_grad():
+            for p in params:
+                p -= lr * p.grad
+                p.grad = None
+        return loss
+
+    return step
+
+
+def _build_mlp(lib: Library, sizes: Sizes, inputs: Inputs) -> Bench | None:
+    if lib.name == "numpy":  # no autograd
+        return None
+    arrays = _mlp_arrays(sizes, inputs)
+    param_names = [f"{kind}{i}" for i in range(1, len(sizes.mlp)) for kind in "wb"]
+
+    def make_step():
+        params = [convert(lib, arrays[name], requires_grad=True) for name in param_names]
+        return mlp_step_function(lib.module, convert(lib, arrays["x"]), convert(lib, arrays["y"]), params, MLP_LR)
+
+    def reference() -> np.ndarray:  # the losses of the first steps from the shared init, on fresh weights
+        step = make_step()
+        return np.array([float(step().item()) for _ in range(MLP_CHECK_STEPS)])
+
+    return Bench("step()", {"step": make_step()}, reference)
+
+
+def _mlp_label(sizes: Sizes) -> str:
+    return f"MLP train step {'-'.join(map(str, sizes.mlp))}, batch {sizes.batch}"
+
+
+# ---- the table of cases ----------------------------------------------------------------------
+
+OUT_OF_PLACE = 0.7
+INPLACE_AND_REDUCTIONS = 1.0
+
+CASES: list[Case] = [
+    Case("overhead.add", lambda s: "`a + b`, 1 element", 0.5,
+         _stmt_case({"*": "a + b"}, _one_element("ab", False))),
+    Case("overhead.add_requires_grad", lambda s: "`a + b`, 1 element, requires_grad", 0.5,
+         _stmt_case({"*": "a + b", "numpy": None}, _one_element("ab", True)),
+         notes=["a and b both require grad, so each call records a graph node"]),
+    Case("overhead.forward_backward", lambda s: "`(a*b+c).sum().backward()`, 1 element", 0.3,
+         _stmt_case({"*": "(a * b + c).sum().backward()", "numpy": None}, _one_element("abc", True),
+                    has_reference=False),
+         notes=["a, b, c require grad; their .grad accumulates across calls"]),
+    Case("elementwise.add", lambda s: f"`a + b`, {_millions(s.numel)} float32", OUT_OF_PLACE,
+         _stmt_case({"*": "a + b"}, _vectors)),
+    Case("elementwise.mul", lambda s: f"`a * b`, {_millions(s.numel)} float32", OUT_OF_PLACE,
+         _stmt_case({"*": "a * b"}, _vectors)),
+    Case("elementwise.exp", lambda s: f"`exp(a)`, {_millions(s.numel)} float32", OUT_OF_PLACE,
+         _stmt_case({"*": "m.exp(a)"}, _vectors)),
+    Case("elementwise.relu", lambda s: f"`relu(a)`, {_millions(s.numel)} float32", OUT_OF_PLACE,
+         _stmt_case({"*": "m.relu(a)", "numpy": "m.maximum(a, 0)"}, _vectors),
+         notes=["NumPy: np.maximum(a, 0)"]),
+    Case("elementwise.iadd", lambda s: f"`a += b`, {_millions(s.numel)} float32", INPLACE_AND_REDUCTIONS,
+         _stmt_case({"*": "a += b"}, _vectors, has_reference=False)),
+    Case("reduction.sum", lambda s: f"`a.sum()`, {_millions(s.numel)} float32", INPLACE_AND_REDUCTIONS,
+         _stmt_case({"*": "a.sum()"}, _vectors)),
+    Case("reduction.max", lambda s: f"`a.max()`, {_millions(s.numel)} float32", INPLACE_AND_REDUCTIONS,
+         _stmt_case({"*": "a.max()"}, _vectors)),
+    Case("reduction.mean", lambda s: f"`a.mean()`, {_millions(s.numel)} float32", INPLACE_AND_REDUCTIONS,
+         _stmt_case({"*": "a.mean()"}, _vectors)),
+    Case("reduction.sum_dim1", lambda s: f"`a.sum(dim=1)`, {s.rows}×{s.rows} float32", INPLACE_AND_REDUCTIONS,
+         _stmt_case({"*": "a.sum(dim=1)", "numpy": "a.sum(axis=1)"}, _square)),
+    *[
+        Case(f"matmul.{n}", lambda s, i=i: f"`a @ b`, {s.matmul[i]}×{s.matmul[i]} float32", 1.05,
+             _stmt_case({"*": "a @ b"}, _matmul_env(i)))
+        for i, n in enumerate(FULL.matmul)
+    ],
+    Case("mlp.step", _mlp_label, 1.0, _build_mlp,
+         notes=["forward, log-softmax cross-entropy against one-hot targets, backward, "
+                f"SGD (lr {MLP_LR}) under no_grad, grads set to None; NumPy: no autograd, skipped"]),
+    Case("import.import", lambda s: "`import` (fresh process)", 0.2, None, per_thread=False,
+         notes=["median of the in-process time of `import X` in fresh interpreters"]),
+]
+
+
+def select(spec: str | None) -> list[Case]:
+    """The cases that `--cases` names: comma-separated groups, ids, or substrings of ids.
+
+    A token that is a whole id selects that case only (`overhead.add` is not `overhead.add_requires_grad`).
+    """
+    if not spec:
+        return list(CASES)
+    tokens = [token.strip() for token in spec.split(",") if token.strip()]
+    ids = {case.id for case in CASES}
+
+    def matches(token: str, case: Case) -> bool:
+        if token in ids:
+            return token == case.id
+        return token == case.group or token in case.id
+
+    unmatched = [token for token in tokens if not any(matches(token, case) for case in CASES)]
+    if unmatched or not tokens:
+        known = ", ".join(case.id for case in CASES)
+        raise SystemExit(f"--cases: nothing matches {', '.join(unmatched) or repr(spec)}; cases are: {known}")
+    return [case for case in CASES if any(matches(token, case) for token in tokens)]
