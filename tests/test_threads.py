@@ -144,3 +144,39 @@ def test_long_kernel_loops_release_the_gil():
     for t in threads:
         t.join()
     assert results == {k: float(k * (1 << 21)) for k in range(1, 5)}
+
+
+SPIN_CHECK = textwrap.dedent("""
+    import os, sys
+    before = dict(os.environ)
+    import torchlite
+    after = dict(os.environ)
+    assert after == before, sorted(set(after.items()) ^ set(before.items()))
+    print("same")
+""")
+
+
+@pytest.mark.parametrize("env", [{}, {"GOMP_SPINCOUNT": "77"}, {"OMP_WAIT_POLICY": "PASSIVE"},
+                                 {"OPENBLAS_THREAD_TIMEOUT": "10"}])
+def test_import_leaves_the_environment_as_it_was(env, tmp_path):
+    """import torchlite sets short spin-waits for its own OpenMP and OpenBLAS threads only while _C loads
+    (a user's own settings win), and leaves os.environ as it found it."""
+    base = {k: v for k, v in os.environ.items()
+            if k not in ("GOMP_SPINCOUNT", "OMP_WAIT_POLICY", "OPENBLAS_THREAD_TIMEOUT")}
+    proc = subprocess.run([sys.executable, "-c", SPIN_CHECK], cwd=tmp_path, timeout=60, capture_output=True,
+                          text=True, env={**base, **env})
+    assert proc.returncode == 0 and proc.stdout.strip() == "same", proc.stdout + proc.stderr
+
+
+@pytest.mark.parametrize("n", [1, 15, 16, 17, 255, 256, 257, 1000, 70_001])
+def test_scalar_operands_in_dense_loops(n):
+    """A stride-0 operand (a Python number, a broadcast 1-element or 0-dim tensor) takes the buffered
+    dense loop from 16 elements on: every chunk boundary gives the same as NumPy."""
+    a = np.random.default_rng(n).standard_normal(n).astype(np.float32)
+    x = tl.from_numpy(a)
+    np.testing.assert_array_equal(np.asarray(x * 2), a * np.float32(2))
+    np.testing.assert_array_equal(np.asarray(3 - x), np.float32(3) - a)
+    np.testing.assert_array_equal(np.asarray(x + tl.tensor([1.5])), a + np.float32(1.5))
+    w = tl.where(x > 0, x, tl.zeros(()))
+    np.testing.assert_array_equal(np.asarray(w), np.where(a > 0, a, np.float32(0)))
+    np.testing.assert_allclose(np.asarray(tl.lerp(x, tl.ones(()), 0.25)), a + np.float32(0.25) * (1 - a), rtol=1e-6)

@@ -4,10 +4,23 @@ import os as _os
 
 import scipy_openblas32 as _openblas
 
-# _C links against scipy-openblas32's library: load it first, globally.
-_ctypes.CDLL(_os.path.join(_openblas.get_lib_dir(), _openblas.get_library(True)), mode=_ctypes.RTLD_GLOBAL)
-
-from . import _C  # noqa: E402
+# Idle worker threads: torchlite's OpenMP team (elementwise ops, reductions) and OpenBLAS's threads
+# (matmul) share the cores, and by default both spin after their work (libgomp about 300,000 turns,
+# OpenBLAS 2^28 cycles), each starving the other when ops alternate (an MLP step at 2 threads ran 15x
+# slower). Shorter spins, read once when the libraries load, unless the user set their own. The
+# variables are removed again once _C has loaded, so libraries loaded later see the environment as it was.
+_SPIN = {"GOMP_SPINCOUNT": "1000", "OPENBLAS_THREAD_TIMEOUT": "16"}
+if "OMP_WAIT_POLICY" in _os.environ:
+    _SPIN.pop("GOMP_SPINCOUNT")
+_SPIN = {k: v for k, v in _SPIN.items() if k not in _os.environ}
+_os.environ.update(_SPIN)
+try:
+    # _C links against scipy-openblas32's library: load it first, globally.
+    _ctypes.CDLL(_os.path.join(_openblas.get_lib_dir(), _openblas.get_library(True)), mode=_ctypes.RTLD_GLOBAL)
+    from . import _C  # noqa: E402
+finally:
+    for _k in _SPIN:
+        _os.environ.pop(_k, None)
 from ._C import (  # noqa: E402,F401
     bfloat16, bool, device, dtype, float16, float32, float64, get_default_dtype, int8, int16, int32, int64,
     set_default_dtype, uint8, result_type, promote_types, can_cast,

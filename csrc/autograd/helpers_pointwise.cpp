@@ -31,7 +31,7 @@ Tensor logit_backward(const Tensor& grad, const Tensor& self, std::optional<doub
 }
 
 Tensor threshold_backward(const Tensor& grad, const Tensor& self, const Scalar& threshold) {
-  return masked_fill(grad, le(self, number(threshold)), Scalar(0.0));
+  return where(le(self, number(threshold)), number(Scalar(0.0)), grad);  // one pass (masked_fill copies first)
 }
 
 Tensor clamp_backward(const Tensor& grad, const Tensor& self, const std::optional<Scalar>& min,

@@ -43,6 +43,31 @@ TL_ALWAYS_INLINE void strided_loop(char* const* ptrs, const int64_t* strides, in
   }
 }
 
+// Dense except for inputs with stride 0 (a broadcast scalar, a wrapped number like the 2 of `x * 2`):
+// each such input is copied once into a small buffer, and the loop runs dense over chunks of it, so it
+// still vectorizes (a stride-0 operand keeps the plain strided loop scalar).
+template <typename in_t, typename out_t, typename F, size_t... I>
+TL_ALWAYS_INLINE void dense_scalar_loop(char* const* ptrs, const int64_t* strides, int64_t n, const F& f,
+                                        std::index_sequence<I...> idx) {
+  constexpr int64_t kChunk = 256;
+  constexpr size_t N = sizeof...(I);
+  in_t buf[N > 0 ? N : 1][kChunk];
+  const int64_t fill = n < kChunk ? n : kChunk;
+  for (size_t k = 0; k < N; ++k) {
+    if (strides[1 + k] != 0) continue;
+    const in_t v = *reinterpret_cast<const in_t*>(ptrs[1 + k]);
+    for (int64_t i = 0; i < fill; ++i) buf[k][i] = v;
+  }
+  char* p[1 + N];
+  for (int64_t c = 0; c < n; c += kChunk) {
+    const int64_t m = n - c < kChunk ? n - c : kChunk;
+    p[0] = ptrs[0] + c * static_cast<int64_t>(sizeof(out_t));
+    for (size_t k = 0; k < N; ++k)
+      p[1 + k] = strides[1 + k] == 0 ? reinterpret_cast<char*>(buf[k]) : ptrs[1 + k] + c * static_cast<int64_t>(sizeof(in_t));
+    dense_loop<in_t, out_t>(p, m, f, idx);
+  }
+}
+
 // Calls inner(ptrs, inner_strides, n) over the linear index range [begin, end).
 template <typename F>
 void for_each_inner(const ElementwiseIter& it, int64_t begin, int64_t end, const F& inner) {
@@ -101,9 +126,15 @@ void cpu_kernel(ElementwiseIter& it, const F& f) {
   parallel_for(it.numel, kGrainSize, [&](int64_t begin, int64_t end) {
     detail::for_each_inner(it, begin, end, [&](char* const* ptrs, const int64_t* strides, int64_t n) {
       bool dense = strides[0] == static_cast<int64_t>(sizeof(out_t));
-      for (int op = 1; op < nop && dense; ++op) dense = strides[op] == static_cast<int64_t>(sizeof(in_t));
+      bool dense_or_scalar = dense;
+      for (int op = 1; op < nop && dense_or_scalar; ++op) {
+        dense = dense && strides[op] == static_cast<int64_t>(sizeof(in_t));
+        dense_or_scalar = strides[op] == static_cast<int64_t>(sizeof(in_t)) || strides[op] == 0;
+      }
       if (dense) {
         detail::dense_loop<in_t, out_t>(ptrs, n, f, Idx{});
+      } else if (dense_or_scalar && n >= 16) {
+        detail::dense_scalar_loop<in_t, out_t>(ptrs, strides, n, f, Idx{});
       } else {
         detail::strided_loop<in_t, out_t>(ptrs, strides, n, f, Idx{});
       }

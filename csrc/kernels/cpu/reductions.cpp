@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <utility>
 
@@ -106,10 +107,41 @@ struct Extreme {
     if (reduce::is_nan(b)) return b;
     return (is_max ? b > a : b < a) ? b : a;
   }
+  // A block with 16-byte vectors (GCC/Clang vector extensions): four accumulators of branch-free
+  // selects, which compile to packed compares and blends, and NaN tracked in a mask that wins at
+  // the end. T == op_t only; n >= kLanes.
+  static constexpr int kVec = 16 / sizeof(T);
+  static constexpr int kLanes = 4 * kVec;
+  static op_t lanes_of_block(const T* x, int64_t n) {
+    typedef T V __attribute__((vector_size(16)));
+    V acc[4], v[4];
+    std::memcpy(acc, x, sizeof acc);
+    auto nan = acc[0] != acc[0];
+    for (int k = 1; k < 4; ++k) nan |= acc[k] != acc[k];
+    int64_t i = kLanes;
+    for (; i + kLanes <= n; i += kLanes) {
+      std::memcpy(v, x + i, sizeof v);
+      for (int k = 0; k < 4; ++k) {
+        acc[k] = (is_max ? v[k] > acc[k] : v[k] < acc[k]) ? v[k] : acc[k];
+        nan |= v[k] != v[k];
+      }
+    }
+    T lanes[kLanes];
+    std::memcpy(lanes, acc, sizeof lanes);
+    op_t best = lanes[0];
+    for (int k = 1; k < kLanes; ++k) best = (is_max ? lanes[k] > best : lanes[k] < best) ? lanes[k] : best;
+    for (int k = 0; k < kVec; ++k)
+      if (nan[k]) return std::numeric_limits<op_t>::quiet_NaN();
+    for (; i < n; ++i) best = pick(best, x[i]);
+    return best;
+  }
   static op_t of_row(const T* x, int64_t n) {
     return reduce::reduce_row<op_t>(
         n,
         [&](int64_t b, int64_t len) {
+          if constexpr (std::is_same_v<T, op_t> && std::is_arithmetic_v<T> && !std::is_same_v<T, bool>) {
+            if (len >= kLanes) return lanes_of_block(x + b, len);
+          }
           op_t best = static_cast<op_t>(x[b]);
           for (int64_t i = b + 1; i < b + len; ++i) {
             if (reduce::is_nan(best)) break;

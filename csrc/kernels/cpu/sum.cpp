@@ -1,6 +1,7 @@
 // sum on the CPU: the reduced dims are moved innermost and made contiguous,
 // then each output element is a cascade (pairwise) sum in the accumulation
 // type (float for half/bfloat16/float, double, int64 for integers).
+#include <algorithm>
 #include <utility>
 #include <vector>
 
@@ -79,6 +80,56 @@ void sum_rows(const T* in, T* out, int64_t nout, int64_t row) {
   });
 }
 
+// Sum over the leading dims of a contiguous input: out[j] = sum over i < outer of in[i * inner + j]
+// (a bias gradient: x.sum(0)). Rows are added into accumulators that span a chunk of columns, so the
+// loops run along memory and vectorize, instead of transposing the input first. Within a chunk, blocks
+// of 8 rows are summed in order and the block sums are combined pairwise (a binary counter), so the
+// error grows with log(outer), as the cascade's does. Chunks run in parallel; the result does not
+// depend on the thread count.
+template <typename T, typename acc_t>
+void sum_outer(const T* in, T* out, int64_t outer, int64_t inner) {
+  constexpr int64_t kCols = 256;
+  constexpr int kLevels = 48;  // 8 * 2^47 rows
+  const int64_t nchunks = (inner + kCols - 1) / kCols;
+  const int64_t grain = std::max<int64_t>(1, kGrainSize / (kCols * std::max<int64_t>(outer, 1)));
+  parallel_for(nchunks, grain, [&](int64_t b, int64_t e) {
+    std::vector<acc_t> levels(static_cast<size_t>(kLevels) * kCols);
+    acc_t block[kCols];
+    for (int64_t c = b; c < e; ++c) {
+      const int64_t j0 = c * kCols, w = std::min(kCols, inner - j0);
+      bool used[kLevels] = {};
+      int top = 0;
+      for (int64_t i0 = 0; i0 < outer; i0 += 8) {
+        const T* row = in + i0 * inner + j0;
+        for (int64_t j = 0; j < w; ++j) block[j] = static_cast<acc_t>(row[j]);
+        const int64_t rows = std::min<int64_t>(8, outer - i0);
+        for (int64_t r = 1; r < rows; ++r) {
+          row += inner;
+          for (int64_t j = 0; j < w; ++j) block[j] += static_cast<acc_t>(row[j]);
+        }
+        int level = 0;
+        for (; used[level]; ++level) {  // carry: an equal-sized earlier sum is added first, in order
+          acc_t* l = &levels[static_cast<size_t>(level) * kCols];
+          for (int64_t j = 0; j < w; ++j) block[j] = l[j] + block[j];
+          used[level] = false;
+        }
+        std::copy(block, block + w, &levels[static_cast<size_t>(level) * kCols]);
+        used[level] = true;
+        top = std::max(top, level);
+      }
+      // The remaining partial sums, the largest (earliest rows) first.
+      bool any = false;
+      for (int level = top; level >= 0; --level) {
+        if (!used[level]) continue;
+        const acc_t* l = &levels[static_cast<size_t>(level) * kCols];
+        for (int64_t j = 0; j < w; ++j) block[j] = any ? block[j] + l[j] : l[j];
+        any = true;
+      }
+      for (int64_t j = 0; j < w; ++j) out[j0 + j] = static_cast<T>(any ? block[j] : acc_t(0));
+    }
+  });
+}
+
 }  // namespace
 
 void kernels::sum_out_cpu(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim,
@@ -92,6 +143,29 @@ void kernels::sum_out_cpu(const Tensor& self, std::optional<IntArrayRef> dim, bo
     mask = ~uint64_t(0);
   } else {
     for (int64_t d : *dim) mask |= uint64_t(1) << wrap_dim(d, ndim);
+  }
+  // Leading dims of a contiguous input (and not all of them): summed down the columns.
+  int64_t lead = 0;
+  while (lead < ndim && (mask >> lead & 1)) ++lead;
+  bool prefix = lead > 0 && lead < ndim;
+  for (int64_t d = lead; d < ndim && prefix; ++d) prefix = !(mask >> d & 1);
+  if (prefix && self.is_contiguous() && self.scalar_type() == t && out.is_contiguous() && self.numel() > 0) {
+    int64_t outer = 1;
+    for (int64_t d = 0; d < lead; ++d) outer *= self.size(d);
+    const int64_t inner = self.numel() / outer;
+    switch (t) {
+#define TL_SUM_OUTER_CASE(enum_t, cpp_t, acc_t)                                    \
+  case ScalarType::enum_t:                                                         \
+    sum_outer<cpp_t, acc_t>(self.data<cpp_t>(), out.data<cpp_t>(), outer, inner);  \
+    return;
+      TL_SUM_OUTER_CASE(Half, Half, float)
+      TL_SUM_OUTER_CASE(BFloat16, BFloat16, float)
+      TL_SUM_OUTER_CASE(Float, float, float)
+      TL_SUM_OUTER_CASE(Double, double, double)
+      TL_SUM_OUTER_CASE(Int64, int64_t, int64_t)
+#undef TL_SUM_OUTER_CASE
+      default: break;
+    }
   }
   // Kept dims first, reduced dims last.
   DimVector sizes, strides;
