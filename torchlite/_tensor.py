@@ -177,8 +177,21 @@ class Tensor(_C.TensorBase):
     def bool(self):
         return self.to(_C.bool)
 
-    def cpu(self):
+    def cpu(self, memory_format=None):
+        """This tensor on the CPU (itself when it already is there)."""
         return self.to("cpu")
+
+    def cuda(self, device=None, non_blocking=False, memory_format=None):
+        """This tensor on a CUDA device (the current one by default; itself when already there)."""
+        if device is None:
+            device = "cuda"
+        elif isinstance(device, int) and not isinstance(device, bool):
+            device = f"cuda:{device}"
+        else:
+            d = _C.device(device) if isinstance(device, str) else device
+            if not isinstance(d, _C.device) or d.type != "cuda":
+                raise RuntimeError(f"Invalid device, must be cuda device, but got: {device}")
+        return self.to(device, non_blocking=non_blocking)
 
     def nonzero(self, *, as_tuple=False):
         """The coordinates of the nonzero entries (see torchlite.nonzero)."""

@@ -1,5 +1,16 @@
-"""torchlite.cuda: what a CUDA build can see. The CUDA issue adds the rest."""
+"""torchlite.cuda: CUDA devices and their memory, as torch.cuda.
+
+Without a GPU (or in a build without CUDA), is_available() is False and device_count() 0; the functions
+that need a device raise RuntimeError "CUDA is not available: ..."; empty_cache() does nothing.
+Memory comes from a caching allocator: freed blocks are kept for reuse (memory_reserved() counts them),
+empty_cache() gives them back to the driver, and an allocation that fails empties the cache and retries
+once before raising "CUDA out of memory".
+"""
 from . import _C
+
+__all__ = ["is_available", "device_count", "current_device", "set_device", "synchronize", "memory_allocated",
+           "max_memory_allocated", "memory_reserved", "max_memory_reserved", "reset_peak_memory_stats",
+           "empty_cache", "memory_stats"]
 
 
 def is_available() -> bool:
@@ -9,3 +20,67 @@ def is_available() -> bool:
 
 def device_count() -> int:
     return _C._cuda_device_count()
+
+
+def current_device() -> int:
+    return _C._cuda_current_device()
+
+
+def _index(device) -> int:
+    """A device index from None (the current device), an int, 'cuda[:i]' or a torchlite.device."""
+    if device is None:
+        return -1
+    if isinstance(device, int) and not isinstance(device, bool):
+        return device
+    from . import device as _device
+    d = _device(device) if isinstance(device, str) else device
+    if not isinstance(d, _device):
+        raise TypeError(f"expected a CUDA device (int, str or torchlite.device), but got {type(device).__name__}")
+    if d.type != "cuda":
+        raise ValueError(f"Expected a cuda device, but got: {d}")
+    return -1 if d.index is None else d.index
+
+
+def set_device(device) -> None:
+    """Makes `device` the current CUDA device (a negative index does nothing, as in PyTorch)."""
+    index = _index(device)
+    if index >= 0:
+        _C._cuda_set_device(index)
+
+
+def synchronize(device=None) -> None:
+    """Waits for all work queued on the device (the current one by default) to finish."""
+    _C._cuda_synchronize(_index(device))
+
+
+def memory_stats(device=None) -> dict:
+    """The caching allocator's counters for the device: allocated/reserved bytes and their peaks, cached
+    blocks, allocations, cache hits, driver allocations and frees, out-of-memory retries."""
+    return _C._cuda_memory_stats(_index(device))
+
+
+def memory_allocated(device=None) -> int:
+    """Bytes held by live tensors on the device (in the allocator's rounded block sizes)."""
+    return memory_stats(device)["allocated_bytes"]
+
+
+def max_memory_allocated(device=None) -> int:
+    return memory_stats(device)["peak_allocated_bytes"]
+
+
+def memory_reserved(device=None) -> int:
+    """Bytes the allocator holds on the device: live tensors plus cached free blocks."""
+    return memory_stats(device)["reserved_bytes"]
+
+
+def max_memory_reserved(device=None) -> int:
+    return memory_stats(device)["peak_reserved_bytes"]
+
+
+def reset_peak_memory_stats(device=None) -> None:
+    _C._cuda_reset_peak_memory_stats(_index(device))
+
+
+def empty_cache() -> None:
+    """Gives the cached free blocks of every device back to the driver (live tensors are untouched)."""
+    _C._cuda_empty_cache()

@@ -22,6 +22,8 @@ namespace py = pybind11;
 
 namespace torchlite::python {
 
+void init_cuda(py::module_& m);  // PyCuda.cpp
+
 void add_functions(const ModuleSet& modules, PyMethodDef* defs, const char* const* module_names) {
   for (int i = 0; defs[i].ml_name; ++i) {
     PyObject* mod = modules.functions;
@@ -185,6 +187,7 @@ PYBIND11_MODULE(_C, m) {
   init_tensor_type(m.ptr());
   init_generator(m.ptr());
   init_autograd(m.ptr());
+  init_cuda(m);
   ModuleSet modules{
       m.def_submodule("_functions", "ops bound as torchlite.*").ptr(),
       m.def_submodule("_nn", "ops bound as torchlite.nn.functional.*").ptr(),

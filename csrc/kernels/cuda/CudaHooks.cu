@@ -1,4 +1,4 @@
-// The CUDA runtime hooks and a plain device allocator (the CUDA issue adds caching).
+// The CUDA runtime hooks: devices, synchronization, and the caching device allocator over cudaMalloc.
 #include <cuda_runtime.h>
 
 #include "core/Allocator.h"
@@ -7,21 +7,37 @@
 
 namespace torchlite::cuda {
 
+static void check(cudaError_t err, const char* what) {
+  TL_CHECK(err == cudaSuccess, "CUDA error in ", what, ": ", cudaGetErrorString(err));
+}
+
 namespace {
-class CudaAllocator final : public Allocator {
- public:
-  void* allocate(size_t nbytes, Device device) override {
-    if (nbytes == 0) return nullptr;
-    if (device.index >= 0) cudaSetDevice(device.index);
-    void* p = nullptr;
-    cudaError_t err = cudaMalloc(&p, nbytes);
-    TL_CHECK(err == cudaSuccess, "CUDA out of memory: tried to allocate ", nbytes, " bytes (",
-             cudaGetErrorString(err), ")");
-    return p;
+// The raw backend of the caching allocator (core/DeviceCachingAllocator.h): cudaMalloc / cudaFree on the
+// device. Out of memory is nullptr (the allocator empties its cache and retries); other errors throw.
+void* raw_alloc(size_t nbytes, int device) {
+  check(cudaSetDevice(device), "cudaSetDevice");
+  void* p = nullptr;
+  cudaError_t err = cudaMalloc(&p, nbytes);
+  if (err == cudaErrorMemoryAllocation) {
+    cudaGetLastError();  // clear it: the allocator retries
+    return nullptr;
   }
-  void deallocate(void* ptr, Device) override { cudaFree(ptr); }
-};
-CudaAllocator g_allocator;
+  check(err, "cudaMalloc");
+  return p;
+}
+void raw_free(void* ptr, int device) {
+  cudaSetDevice(device);
+  cudaFree(ptr);
+}
+DeviceCachingAllocator& allocator() {
+  static DeviceCachingAllocator a(DeviceAllocatorBackend{&raw_alloc, &raw_free, "CUDA"});
+  return a;
+}
+void require_device(int device) {
+  const int n = device_count();
+  if (n == 0) throw_not_available();
+  TL_CHECK_INDEX(device >= 0 && device < n, "Invalid device id: ", device, " (", n, " CUDA device(s) present)");
+}
 }  // namespace
 
 bool is_built() { return true; }
@@ -43,7 +59,43 @@ const char* version() {
 }
 
 void init() {
-  if (device_count() > 0) register_allocator(DeviceType::CUDA, &g_allocator);
+  if (device_count() > 0) register_allocator(DeviceType::CUDA, &allocator());
+}
+
+int current_device() {
+  if (device_count() == 0) throw_not_available();
+  int d = 0;
+  check(cudaGetDevice(&d), "cudaGetDevice");
+  return d;
+}
+
+void set_device(int device) {
+  require_device(device);
+  check(cudaSetDevice(device), "cudaSetDevice");
+}
+
+void synchronize(int device) {
+  const int d = device < 0 ? current_device() : device;
+  require_device(d);
+  int prev = 0;
+  check(cudaGetDevice(&prev), "cudaGetDevice");
+  check(cudaSetDevice(d), "cudaSetDevice");
+  check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+  check(cudaSetDevice(prev), "cudaSetDevice");
+}
+
+DeviceMemoryStats memory_stats(int device) {
+  require_device(device < 0 ? current_device() : device);
+  return allocator().stats(device < 0 ? current_device() : device);
+}
+
+void reset_peak_memory_stats(int device) {
+  require_device(device < 0 ? current_device() : device);
+  allocator().reset_peak_stats(device < 0 ? current_device() : device);
+}
+
+void empty_cache() {
+  if (device_count() > 0) allocator().empty_cache();
 }
 
 }  // namespace torchlite::cuda
