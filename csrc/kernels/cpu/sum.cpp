@@ -130,6 +130,25 @@ void sum_outer(const T* in, T* out, int64_t outer, int64_t inner) {
   });
 }
 
+// Calls f(T{}, acc_t{}) for dtype t with sum's accumulation type: int64 for bool and the integers,
+// float for half, bfloat16 and float, double for double.
+template <typename F>
+void dispatch_sum(ScalarType t, const F& f) {
+  switch (t) {
+    case ScalarType::Bool: return f(bool{}, int64_t{});
+    case ScalarType::UInt8: return f(uint8_t{}, int64_t{});
+    case ScalarType::Int8: return f(int8_t{}, int64_t{});
+    case ScalarType::Int16: return f(int16_t{}, int64_t{});
+    case ScalarType::Int32: return f(int32_t{}, int64_t{});
+    case ScalarType::Int64: return f(int64_t{}, int64_t{});
+    case ScalarType::Half: return f(Half{}, float{});
+    case ScalarType::BFloat16: return f(BFloat16{}, float{});
+    case ScalarType::Float: return f(float{}, float{});
+    case ScalarType::Double: return f(double{}, double{});
+    default: throw_dtype_not_implemented("sum", t);
+  }
+}
+
 }  // namespace
 
 void kernels::sum_out_cpu(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim,
@@ -153,19 +172,11 @@ void kernels::sum_out_cpu(const Tensor& self, std::optional<IntArrayRef> dim, bo
     int64_t outer = 1;
     for (int64_t d = 0; d < lead; ++d) outer *= self.size(d);
     const int64_t inner = self.numel() / outer;
-    switch (t) {
-#define TL_SUM_OUTER_CASE(enum_t, cpp_t, acc_t)                                    \
-  case ScalarType::enum_t:                                                         \
-    sum_outer<cpp_t, acc_t>(self.data<cpp_t>(), out.data<cpp_t>(), outer, inner);  \
+    dispatch_sum(t, [&](auto tag, auto acc_tag) {
+      using T = decltype(tag);
+      sum_outer<T, decltype(acc_tag)>(self.data<T>(), out.data<T>(), outer, inner);
+    });
     return;
-      TL_SUM_OUTER_CASE(Half, Half, float)
-      TL_SUM_OUTER_CASE(BFloat16, BFloat16, float)
-      TL_SUM_OUTER_CASE(Float, float, float)
-      TL_SUM_OUTER_CASE(Double, double, double)
-      TL_SUM_OUTER_CASE(Int64, int64_t, int64_t)
-#undef TL_SUM_OUTER_CASE
-      default: break;
-    }
   }
   // Kept dims first, reduced dims last.
   DimVector sizes, strides;
@@ -183,24 +194,10 @@ void kernels::sum_out_cpu(const Tensor& self, std::optional<IntArrayRef> dim, bo
   Tensor in = contiguous_as(permuted, t);
   bool direct = out.is_contiguous() && out.scalar_type() == t;
   Tensor result = direct ? out : empty_tensor(out.sizes(), t);
-  switch (t) {
-#define TL_SUM_CASE(enum_t, cpp_t, acc_t)                                              \
-  case ScalarType::enum_t:                                                             \
-    sum_rows<cpp_t, acc_t>(in.data<cpp_t>(), result.data<cpp_t>(), nout, row);         \
-    break;
-    TL_SUM_CASE(Bool, bool, int64_t)
-    TL_SUM_CASE(UInt8, uint8_t, int64_t)
-    TL_SUM_CASE(Int8, int8_t, int64_t)
-    TL_SUM_CASE(Int16, int16_t, int64_t)
-    TL_SUM_CASE(Int32, int32_t, int64_t)
-    TL_SUM_CASE(Int64, int64_t, int64_t)
-    TL_SUM_CASE(Half, Half, float)
-    TL_SUM_CASE(BFloat16, BFloat16, float)
-    TL_SUM_CASE(Float, float, float)
-    TL_SUM_CASE(Double, double, double)
-#undef TL_SUM_CASE
-    default: throw_dtype_not_implemented("sum", t);
-  }
+  dispatch_sum(t, [&](auto tag, auto acc_tag) {
+    using T = decltype(tag);
+    sum_rows<T, decltype(acc_tag)>(in.data<T>(), result.data<T>(), nout, row);
+  });
   if (!direct) copy_cast_cpu(out, result);
 }
 
