@@ -111,6 +111,30 @@ def test_no_grad_enable_grad_set_grad_enabled():
     assert not tl.is_inference_mode_enabled()
 
 
+def test_inference_tensors():
+    """Tensors made in inference mode are inference tensors (views and detach() of them too); outside it
+    they may be read, but not written in place, saved for backward or made to require grad. A normal
+    tensor written inside inference mode still moves its version on, so a graph that saved it notices."""
+    with tl.inference_mode():
+        x = tl.ones(3)
+        view = x[1:]
+        x.add_(1)  # inside: allowed
+    assert x.is_inference() and view.is_inference() and x.detach().is_inference() and tl.is_inference(x)
+    assert not tl.ones(2).is_inference() and not (x * 2).is_inference()
+    with pytest.raises(RuntimeError, match="Inplace update to inference tensor outside InferenceMode"):
+        x.add_(1)
+    with pytest.raises(RuntimeError, match="Inference tensors cannot be saved for backward"):
+        leaf(1.0, 2.0, 3.0).float() * x
+    with pytest.raises(RuntimeError, match="Setting requires_grad=True on inference tensor outside InferenceMode"):
+        x.requires_grad_()
+    w, v = leaf(1.0, 2.0, 3.0), leaf(4.0, 5.0, 6.0)
+    z = (w * v).sum()
+    with tl.inference_mode():
+        v.add_(1)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        z.backward()
+
+
 def test_detach_and_requires_grad():
     x = leaf(1.0, 2.0)
     y = x * 2

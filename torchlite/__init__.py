@@ -61,3 +61,8 @@ from .functional import nonzero  # noqa: E402,F401  (as_tuple=)
 from .functional import norm, unique  # noqa: E402,F401  (norm's p may be 'fro'; unique's result depends on flags)
 
 __version__ = version.__version__
+
+
+def is_inference(input):  # noqa: A002  (PyTorch's name)
+    """Whether `input` is an inference tensor (made in inference mode)."""
+    return input.is_inference()

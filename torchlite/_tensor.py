@@ -47,6 +47,10 @@ class Tensor(_C.TensorBase):
         """hook(tensor) runs after this leaf's .grad was accumulated; returns a handle."""
         return _RemovableHandle(self, _C._register_post_accumulate_grad_hook(self, hook))
 
+    def is_inference(self):
+        """Whether this tensor was made in inference mode (or is a view of such a tensor)."""
+        return _C._is_inference(self)
+
     def retain_grad(self):
         """Keeps .grad of this non-leaf tensor after backward (no-op for leaves)."""
         _C._retain_grad(self)

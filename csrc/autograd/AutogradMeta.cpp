@@ -62,6 +62,8 @@ void set_requires_grad(const Tensor& t, bool requires_grad) {
     return;
   }
   if (requires_grad) {
+    TL_CHECK(!t.impl()->is_inference() || inference_mode_flag(),
+             "Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.");
     TL_CHECK(is_floating_type(t.scalar_type()),
              "only Tensors of floating point and complex dtype can require gradients");
     materialize_meta(t).requires_grad_ = true;

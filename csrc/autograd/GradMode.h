@@ -3,13 +3,12 @@
 //  - grad mode (no_grad / enable_grad): whether the autograd stage records;
 //  - below-autograd: set while a Node's formula or a kernel runs ops that must
 //    not record, independent of grad mode;
-//  - inference mode: skips the in-place/view stage's version bookkeeping too.
+//  - inference mode: core's inference_mode_flag() (core/TensorImpl.h); tensors made under it are inference tensors.
 namespace torchlite::autograd {
 
 struct ModeState {
   bool grad_enabled = true;
   bool below_autograd = false;
-  bool inference_mode = false;
 };
 
 ModeState& mode_state();  // thread-local

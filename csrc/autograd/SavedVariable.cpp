@@ -7,6 +7,8 @@ namespace torchlite::autograd {
 
 SavedVariable::SavedVariable(const Tensor& t, bool is_output) {
   if (!t.defined()) return;
+  TL_CHECK(!t.impl()->is_inference() || inference_mode_flag(), "Inference tensors cannot be saved for backward. To "
+           "work around you can make a clone to get a normal tensor and use it in autograd.");
   saved_ = true;
   is_output_ = is_output;
   version_ = t.version();

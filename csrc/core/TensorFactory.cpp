@@ -78,6 +78,7 @@ Tensor make_alias(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, in
   TensorImpl* b = base.impl();
   auto impl = intrusive_ptr<TensorImpl>::make(b->storage(), b->dtype(), b->device());
   impl->set_geometry(sizes, strides, storage_offset);
+  impl->set_inference(b->is_inference());
   return Tensor(std::move(impl));
 }
 

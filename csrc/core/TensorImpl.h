@@ -25,10 +25,18 @@ struct AutogradMetaInterface {
   virtual bool requires_grad() const = 0;
 };
 
+// Inference mode (torchlite.inference_mode), per thread. Tensors made while it is on are inference
+// tensors: no version bookkeeping, and outside inference mode they may not be written in place or
+// saved for backward (autograd checks).
+inline bool& inference_mode_flag() {
+  static thread_local bool enabled = false;
+  return enabled;
+}
+
 class TensorImpl final : public intrusive_target {
  public:
   TensorImpl(Storage storage, ScalarType dtype, Device device)
-      : storage_(std::move(storage)), dtype_(dtype), device_(device) {
+      : storage_(std::move(storage)), dtype_(dtype), device_(device), is_inference_(inference_mode_flag()) {
     live_counter().fetch_add(1, std::memory_order_relaxed);
   }
   ~TensorImpl() override;
@@ -67,6 +75,8 @@ class TensorImpl final : public intrusive_target {
   void set_view_version(uint32_t v) { view_version_ = v; }
   void set_view_tracked(bool tracked) { view_tracked_ = tracked; }
   bool view_is_stale() const { return view_tracked_ && version() != view_version_; }
+  bool is_inference() const { return is_inference_; }
+  void set_inference(bool v) { is_inference_ = v; }
 
   bool is_wrapped_number() const { return is_wrapped_number_; }
   void set_wrapped_number(bool v) { is_wrapped_number_ = v; }
@@ -103,6 +113,7 @@ class TensorImpl final : public intrusive_target {
   bool is_wrapped_number_ = false;
   bool owns_pyobj_ = false;
   bool view_tracked_ = false;
+  bool is_inference_ = false;
   uint32_t view_version_ = 0;
   intrusive_ptr<VersionCounter> version_;
   intrusive_ptr<TensorImpl> view_base_;

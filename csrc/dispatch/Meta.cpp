@@ -30,6 +30,18 @@ void throw_dtype_not_implemented(const char* op, ScalarType dtype) {
   throw_error(ErrorKind::NotImplemented, str("\"", op, "\" not implemented for '", scalar_type_name(dtype), "'"));
 }
 
+// Before a write into t (in place, out=): an inference tensor only inside inference mode, and then without
+// version bookkeeping (it has none); any other tensor's version moves on.
+static void write_check(const Tensor& t) {
+  if (TL_UNLIKELY(t.impl()->is_inference())) {
+    TL_CHECK(inference_mode_flag(), "Inplace update to inference tensor outside InferenceMode is not allowed.You can "
+             "make a clone to get a normal tensor before doing inplace update.See "
+             "https://github.com/pytorch/rfcs/pull/17 for more details.");
+    return;
+  }
+  t.bump_version();
+}
+
 // A 0-dim CPU tensor may join tensors on any device; anything else must match.
 static void check_device(const OpInfo& op, Device expected, const Tensor& t) {
   if (!t.defined() || t.device() == expected || (t.device().is_cpu() && t.dim() == 0)) return;
@@ -182,7 +194,7 @@ void prepare_out(const OpInfo& op, const TensorMeta& meta, const Tensor& out) {
   TL_CHECK(meta.any_target_dtype || can_cast(meta.dtype, out.scalar_type()), "result type ", scalar_type_name(meta.dtype),
            " can't be cast to the desired output type ", scalar_type_name(out.scalar_type()));
   if (!out.sizes().equals(meta.sizes.ref())) resize_tensor(out, meta.sizes.ref());
-  if (!autograd::mode_state().inference_mode) out.bump_version();
+  write_check(out);
 }
 
 void prepare_inplace(const OpInfo& op, const TensorMeta& meta, const Tensor& self) {
@@ -192,7 +204,7 @@ void prepare_inplace(const OpInfo& op, const TensorMeta& meta, const Tensor& sel
            " can't be cast to the desired output type ", scalar_type_name(self.scalar_type()));
   TL_CHECK(self.device() == meta.device, op_name(op), ": Expected all tensors to be on the same device, but found ",
            to_string(self.device()), " and ", to_string(meta.device));
-  if (!autograd::mode_state().inference_mode) self.bump_version();
+  write_check(self);
 }
 
 void record_view(const Tensor& view, const Tensor& base) {
@@ -202,6 +214,7 @@ void record_view(const Tensor& view, const Tensor& base) {
   v->set_view_base(b->view_base() ? b->view_base() : base.impl_ptr());
   v->set_view_version(v->version());
   v->set_view_tracked(autograd::is_grad_enabled());
+  v->set_inference(b->is_inference());  // a view is an inference tensor exactly when its base is
 }
 
 void prepare_inplace_for(const OpInfo& op, const Tensor& result, const Tensor& self) {

@@ -395,8 +395,9 @@ void init_autograd(PyObject* module) {
 
   m.def("is_grad_enabled", []() { return autograd::is_grad_enabled(); }, "Whether grad mode is on (this thread).");
   m.def("_set_grad_enabled", [](bool v) { autograd::set_grad_enabled(v); });
-  m.def("is_inference_mode_enabled", []() { return autograd::mode_state().inference_mode; });
-  m.def("_set_inference_mode", [](bool v) { autograd::mode_state().inference_mode = v; });
+  m.def("is_inference_mode_enabled", []() { return inference_mode_flag(); });
+  m.def("_set_inference_mode", [](bool v) { inference_mode_flag() = v; });
+  m.def("_is_inference", [](py::handle t) { return tensor_arg(t, "is_inference").impl()->is_inference(); });
   m.def("_autograd_live_counts", []() {
     py::dict d;
     d["tensors"] = TensorImpl::live_count();

@@ -72,7 +72,9 @@ class set_grad_enabled(_DecoratorContextManager):
 
 
 class inference_mode(_DecoratorContextManager):
-    """inference_mode(mode=True): no_grad that also skips version-counter bookkeeping."""
+    """inference_mode(mode=True): no_grad whose new tensors are inference tensors (`is_inference()`): they
+    keep no version counter, and outside inference mode they cannot be written in place, saved for
+    backward or made to require grad (RuntimeError, as in PyTorch)."""
 
     def __init__(self, mode=True):
         self.mode = mode
