@@ -626,3 +626,25 @@ def test_unique_checked_against_torch():
     np.testing.assert_array_equal(f64(u), eu)
     np.testing.assert_array_equal(f64(inv), einv.reshape(-1))
     np.testing.assert_array_equal(f64(cnt), ecnt)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_reductions_over_leading_dims_walk_tiles(threads):
+    """Reductions move the reduced dims last with a transposing copy, done in 32 x 32 tiles (sizes that are
+    not multiples of 32, strided and permuted inputs, casts): the same values as NumPy on any thread count."""
+    before = tl.get_num_threads()
+    tl.set_num_threads(threads)
+    try:
+        b = np.random.default_rng(7).standard_normal((5, 37, 70, 3))
+        x = tl.tensor(b)
+        for dims in [(0,), (1,), (0, 2), (1, 3), (0, 1, 2)]:
+            np.testing.assert_array_equal(np.asarray(x.amax(dims)), b.max(axis=dims))
+            if len(dims) == 1:  # prod takes one dim, as in PyTorch
+                np.testing.assert_allclose(np.asarray(x.prod(dims[0])), b.prod(axis=dims[0]), rtol=1e-12)
+        p = x.permute(2, 0, 3, 1)
+        bp = b.transpose(2, 0, 3, 1)
+        np.testing.assert_allclose(np.asarray(p.var(0)), bp.var(axis=0, ddof=1), rtol=1e-12)
+        np.testing.assert_array_equal(np.asarray(p.float().amin(1)), bp.astype(np.float32).min(axis=1))
+        np.testing.assert_array_equal(np.asarray(x[:, ::2].argmax(0)), b[:, ::2].argmax(axis=0))
+    finally:
+        tl.set_num_threads(before)

@@ -1,7 +1,12 @@
 #include "kernels/ElementwiseIter.h"
 
+#include <algorithm>
+#include <cstdlib>
 #include <cstring>
+#include <utility>
+#include <vector>
 
+#include "core/Parallel.h"
 #include "core/TensorFactory.h"
 #include "kernels/Convert.h"
 
@@ -82,12 +87,50 @@ void copy_cast_cpu(const Tensor& dst, const Tensor& src) {
   }
   char* d = static_cast<char*>(dst.data_ptr());
   const char* s = static_cast<const char*>(src.data_ptr());
+  // A transposing copy (src's smallest stride is not along dst's last dim, as when reductions move the
+  // reduced dims last): walked in 32 x 32 tiles of that dim and the last one, so reads and writes both
+  // stay within a few cache lines (walking dst's rows read src a cache line per element).
+  int64_t k = -1;
+  if (ndim >= 2 && sizes[ndim - 1] >= 8) {
+    const int64_t last = std::abs(s_strides[ndim - 1]);
+    for (int64_t i = 0; i < ndim - 1; ++i) {
+      const int64_t st = std::abs(s_strides[i]);
+      if (sizes[i] >= 8 && st != 0 && st < last && (k < 0 || st < std::abs(s_strides[k]))) k = i;
+    }
+  }
   visit_dtype(src.scalar_type(), [&](auto st) {
     using S = typename decltype(st)::type;
     visit_dtype(dst.scalar_type(), [&](auto dt) {
       using D = typename decltype(dt)::type;
-      strided_walk(sizes, d_strides.data(), s_strides.data(), [&](int64_t doff, int64_t soff) {
-        *reinterpret_cast<D*>(d + doff) = convert<D>(*reinterpret_cast<const S*>(s + soff));
+      if (k < 0) {
+        strided_walk(sizes, d_strides.data(), s_strides.data(), [&](int64_t doff, int64_t soff) {
+          *reinterpret_cast<D*>(d + doff) = convert<D>(*reinterpret_cast<const S*>(s + soff));
+        });
+        return;
+      }
+      constexpr int64_t kTile = 32;
+      const int64_t n_k = sizes[k], n_j = sizes[ndim - 1];
+      const int64_t dk = d_strides[k], sk = s_strides[k], dj = d_strides[ndim - 1], sj = s_strides[ndim - 1];
+      DimVector outer(sizes);  // every other dim, walked for the slabs' base offsets
+      outer[k] = 1;
+      outer[ndim - 1] = 1;
+      std::vector<std::pair<int64_t, int64_t>> bases;
+      strided_walk(outer.ref(), d_strides.data(), s_strides.data(),
+                   [&](int64_t doff, int64_t soff) { bases.emplace_back(doff, soff); });
+      const int64_t tiles_k = (n_k + kTile - 1) / kTile;
+      const int64_t ntasks = static_cast<int64_t>(bases.size()) * tiles_k;
+      parallel_for(ntasks, std::max<int64_t>(1, kGrainSize / (kTile * n_j)), [&](int64_t b, int64_t e) {
+        for (int64_t task = b; task < e; ++task) {
+          const auto& base = bases[static_cast<size_t>(task / tiles_k)];
+          const int64_t k0 = task % tiles_k * kTile, k1 = std::min(n_k, k0 + kTile);
+          for (int64_t j0 = 0; j0 < n_j; j0 += kTile) {
+            const int64_t j1 = std::min(n_j, j0 + kTile);
+            for (int64_t j = j0; j < j1; ++j)
+              for (int64_t i = k0; i < k1; ++i)
+                *reinterpret_cast<D*>(d + base.first + i * dk + j * dj) =
+                    convert<D>(*reinterpret_cast<const S*>(s + base.second + i * sk + j * sj));
+          }
+        }
       });
     });
   });
