@@ -89,15 +89,18 @@ void sum_rows(const T* in, T* out, int64_t nout, int64_t row) {
 template <typename T, typename acc_t>
 void sum_outer(const T* in, T* out, int64_t outer, int64_t inner) {
   constexpr int64_t kCols = 256;
-  constexpr int kLevels = 48;  // 8 * 2^47 rows
+  // The binary counter needs one level per bit of the number of 8-row blocks (plus the carry's).
+  int levels_needed = 1;
+  while ((int64_t(1) << (levels_needed - 1)) <= (outer + 7) / 8) ++levels_needed;
   const int64_t nchunks = (inner + kCols - 1) / kCols;
   const int64_t grain = std::max<int64_t>(1, kGrainSize / (kCols * std::max<int64_t>(outer, 1)));
   parallel_for(nchunks, grain, [&](int64_t b, int64_t e) {
-    std::vector<acc_t> levels(static_cast<size_t>(kLevels) * kCols);
+    std::vector<acc_t> levels(static_cast<size_t>(levels_needed) * kCols);
+    std::vector<char> used(static_cast<size_t>(levels_needed));
     acc_t block[kCols];
     for (int64_t c = b; c < e; ++c) {
       const int64_t j0 = c * kCols, w = std::min(kCols, inner - j0);
-      bool used[kLevels] = {};
+      std::fill(used.begin(), used.end(), 0);
       int top = 0;
       for (int64_t i0 = 0; i0 < outer; i0 += 8) {
         const T* row = in + i0 * inner + j0;

@@ -33,10 +33,13 @@ DeviceCachingAllocator& allocator() {
   static DeviceCachingAllocator a(DeviceAllocatorBackend{&raw_alloc, &raw_free, "CUDA"});
   return a;
 }
-void require_device(int device) {
+// A device index, -1 meaning the current device, checked against the devices present.
+int resolve_device(int device) {
   const int n = device_count();
   if (n == 0) throw_not_available();
-  TL_CHECK_INDEX(device >= 0 && device < n, "Invalid device id: ", device, " (", n, " CUDA device(s) present)");
+  if (device < 0) check(cudaGetDevice(&device), "cudaGetDevice");
+  TL_CHECK_INDEX(device < n, "Invalid device id: ", device, " (", n, " CUDA device(s) present)");
+  return device;
 }
 }  // namespace
 
@@ -70,13 +73,12 @@ int current_device() {
 }
 
 void set_device(int device) {
-  require_device(device);
-  check(cudaSetDevice(device), "cudaSetDevice");
+  TL_CHECK_INDEX(device >= 0, "Invalid device id: ", device);
+  check(cudaSetDevice(resolve_device(device)), "cudaSetDevice");
 }
 
 void synchronize(int device) {
-  const int d = device < 0 ? current_device() : device;
-  require_device(d);
+  const int d = resolve_device(device);
   int prev = 0;
   check(cudaGetDevice(&prev), "cudaGetDevice");
   check(cudaSetDevice(d), "cudaSetDevice");
@@ -85,13 +87,11 @@ void synchronize(int device) {
 }
 
 DeviceMemoryStats memory_stats(int device) {
-  require_device(device < 0 ? current_device() : device);
-  return allocator().stats(device < 0 ? current_device() : device);
+  return allocator().stats(resolve_device(device));
 }
 
 void reset_peak_memory_stats(int device) {
-  require_device(device < 0 ? current_device() : device);
-  allocator().reset_peak_stats(device < 0 ? current_device() : device);
+  allocator().reset_peak_stats(resolve_device(device));
 }
 
 void empty_cache() {
