@@ -62,6 +62,9 @@ class OpCtx:
     kernel_type: str
     kernel_cpu: str | None
     kernel_cuda: str | None
+    # A hand-written CUDA kernel is written once for two backends (kernels/gpu/): the same function is
+    # also compiled for the host as kernels::on_host::<name>, which tests run on CPU tensors.
+    kernel_on_host: str | None
     any_fn: str | None
     custom_meta: str | None
     out_args: str
@@ -204,11 +207,13 @@ def op_context(nf: NativeFunction, first_default: int = 0, node_index: int = 0,
             meta_expr = f"meta::{nf.meta}({args})"
     if "computes_in_out_dtype" in nf.tags:  # the kernel computes in out's dtype: any out= dtype passes
         meta_expr = f"with_any_target_dtype({meta_expr})"
-    kernel_cpu = kernel_cuda = any_fn = None
+    kernel_cpu = kernel_cuda = kernel_on_host = any_fn = None
     if kind == "pointwise":
         kernel_cpu, kernel_cuda = f"{nf.key}_out_cpu", f"{nf.key}_out_cuda"
     elif kind == "dispatch":
         kernel_cpu, kernel_cuda = nf.dispatch.get("cpu"), nf.dispatch.get("cuda")
+        if kernel_cuda is not None and kernel_cuda != kernel_cpu:  # not a device-generic kernel
+            kernel_on_host = kernel_cuda
     elif kind == "any":
         any_fn = nf.dispatch["any"]
     dtype_arg = s.arg("dtype")
@@ -224,7 +229,7 @@ def op_context(nf: NativeFunction, first_default: int = 0, node_index: int = 0,
         promotion_body=_promotion_body(nf) if has_promotion else [], has_promotion=has_promotion,
         result_is_bool=nf.promotion == "always_bool", meta_expr=meta_expr,
         kernel_type=f"void (*)({', '.join(cpp.params(s, defaults=False) + [out_params])})",
-        kernel_cpu=kernel_cpu, kernel_cuda=kernel_cuda, any_fn=any_fn, custom_meta=custom_meta,
+        kernel_cpu=kernel_cpu, kernel_cuda=kernel_cuda, kernel_on_host=kernel_on_host, any_fn=any_fn, custom_meta=custom_meta,
         out_args=", ".join(_out_arg(a.name, dtype_arg, device_arg, out_names[0]) for a in s.arguments),
         view_base=next((a.name for a in s.arguments if a.type.alias), None),
     )

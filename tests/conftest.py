@@ -1,7 +1,14 @@
 """Fixtures shared by every test module."""
+import os
+
 import pytest
 
 import torchlite as tl
+
+# tests/test_cuda_kernels_on_host.py runs whole modules with the hand-written CUDA kernels compiled for the
+# host in place of the CPU kernels (dispatch/KernelTable.h).
+if os.environ.get("TORCHLITE_GPU_KERNELS_ON_HOST") == "1":
+    tl._C._set_gpu_kernels_on_host(True)
 
 
 @pytest.fixture(autouse=True)

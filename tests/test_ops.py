@@ -603,6 +603,7 @@ OTHER_SAMPLES = {
     "zeros": lambda: {"size": (2, 3)},
     "ones": lambda: {"size": (2, 3), "dtype": tl.int32},
     "sum": lambda: {"self": _f32((2, 3))},
+    "copy": lambda: {"self": make((2, 3), "float64", rng_for("copy")), "src": _f32((2, 3), True)},
     "sum.dim_IntList": lambda: {"self": _f32((2, 3, 4)), "dim": (0, 2), "keepdim": True},
     "mm": lambda: {"self": _f32((2, 3)), "mat2": _f32((3, 4), True)},
     "view": lambda: {"self": _f32((2, 3)), "size": (3, -1)},

@@ -10,7 +10,9 @@ default_generator = _C.default_generator
 
 
 def manual_seed(seed) -> Generator:
-    """Seeds the default generator (int(seed); negative seeds wrap modulo 2^64) and returns it."""
+    """Seeds the default generators of the CPU and CUDA (int(seed); negative seeds wrap modulo 2^64) and returns
+    the CPU one."""
+    _C._cuda_default_generator.manual_seed(int(seed))  # every device, as PyTorch
     return default_generator.manual_seed(int(seed))
 
 

@@ -6,11 +6,31 @@ Memory comes from a caching allocator: freed blocks are kept for reuse (memory_r
 empty_cache() gives them back to the driver, and an allocation that fails empties the cache and retries
 once before raising "CUDA out of memory".
 """
+import glob as _glob
+import os as _os
+import sys as _sys
+
 from . import _C
 
 __all__ = ["is_available", "device_count", "current_device", "set_device", "synchronize", "memory_allocated",
            "max_memory_allocated", "memory_reserved", "max_memory_reserved", "reset_peak_memory_stats",
            "empty_cache", "memory_stats"]
+
+
+def _find_cublas():
+    """The nvidia-cublas wheel's libcublas (site-packages/nvidia/cublas/lib, or nvidia/cu13/lib), if installed:
+    matrix products on CUDA load it at their first call (else the system's libcublas.so.13 / .12)."""
+    for base in _sys.path:
+        for pattern in ("nvidia/cublas/lib/libcublas.so.*", "nvidia/cu1*/lib/libcublas.so.*"):
+            found = sorted(_glob.glob(_os.path.join(base or ".", pattern)))
+            if found:
+                return found[-1]
+    return None
+
+
+_cublas = _find_cublas()
+if _cublas is not None:
+    _C._cuda_set_blas_library(_cublas)
 
 
 def is_available() -> bool:

@@ -12,6 +12,7 @@
 #include "ops/reshape.h"
 #include "ops/sum.h"
 #include "ops/to.h"
+#include "ops/_to_copy.h"
 
 namespace torchlite::autograd {
 
@@ -48,6 +49,7 @@ Tensor fit_gradient(const Node& producer, size_t index, const Tensor& grad, cons
   std::optional<Tensor> g = try_sum_to(grad, meta.sizes);
   TL_CHECK(g.has_value(), "Function ", producer.name(), " returned an invalid gradient at index ", index, " - got ",
            sizes_str(grad.sizes()), " but expected shape compatible with ", sizes_str(meta.sizes));
+  if (g->device() != meta.device) return _to_copy(*g, meta.dtype, meta.device);  // copy_'s src on another device
   if (g->scalar_type() != meta.dtype) return to(*g, meta.dtype);
   return *g;
 }

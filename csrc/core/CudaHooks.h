@@ -1,7 +1,12 @@
 #pragma once
 // What the rest of torchlite asks of the CUDA runtime. A CUDA build implements
 // these in kernels/cuda/CudaHooks.cu; a CPU-only build in core/CudaHooksStub.cpp.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
 #include "core/DeviceCachingAllocator.h"
+#include "core/ScalarType.h"
 
 namespace torchlite::cuda {
 
@@ -17,6 +22,32 @@ void synchronize(int device);  // -1: the current device
 DeviceMemoryStats memory_stats(int device);
 void reset_peak_memory_stats(int device);
 void empty_cache();
+// Copies nbytes between host and device memory, either way or device to device (unified addressing
+// tells which). Returns once the copy is done, unless non_blocking (then ordered after earlier kernels
+// and before later ones; host memory must stay alive until then).
+void memcpy(void* dst, const void* src, size_t nbytes, bool non_blocking);
+
+// cuBLAS, loaded at run time (libcublas.so.13 or .12: the nvidia-cublas wheel's, which `import torchlite.cuda`
+// preloads, or the system's). The build needs no cuBLAS headers or libraries.
+bool blas_available();  // false without CUDA, a GPU or a loadable cuBLAS
+std::string blas_error();  // why cuBLAS could not be loaded ("" when it was, or without CUDA)
+void set_blas_library(const std::string& path);  // tried first
+// One strided-batched column-major GEMM, as cublasGemmStridedBatchedEx takes it: for each batch,
+// C = alpha * op(A) @ op(B) + beta * C (float16/bfloat16/float32/float64, accumulated in float or double).
+struct GemmArgs {
+  ScalarType dtype = ScalarType::Float;
+  bool trans_a = false, trans_b = false;
+  int64_t m = 0, n = 0, k = 0;
+  double alpha = 1, beta = 0;
+  const void* a = nullptr;
+  int64_t lda = 0, stride_a = 0;
+  const void* b = nullptr;
+  int64_t ldb = 0, stride_b = 0;
+  void* c = nullptr;
+  int64_t ldc = 0, stride_c = 0;
+  int64_t batch = 1;
+};
+void gemm(const GemmArgs& args);
 [[noreturn]] void throw_not_available();
 
 }  // namespace torchlite::cuda

@@ -13,5 +13,10 @@ void synchronize(int) { throw_not_available(); }
 DeviceMemoryStats memory_stats(int) { throw_not_available(); }
 void reset_peak_memory_stats(int) { throw_not_available(); }
 void empty_cache() {}
+void memcpy(void*, const void*, size_t, bool) { throw_not_available(); }
+bool blas_available() { return false; }
+std::string blas_error() { return std::string(); }
+void set_blas_library(const std::string&) {}
+void gemm(const GemmArgs&) { throw_not_available(); }
 }  // namespace torchlite::cuda
 #endif

@@ -5,6 +5,7 @@
 #include "autograd/GradMode.h"
 #include "dispatch/KernelTable.h"
 #include "kernels/ElementwiseIter.h"
+#include "kernels/copy.h"
 
 namespace torchlite {
 
@@ -13,6 +14,8 @@ static std::string op_name(const OpInfo& op) {
   if (op.overload[0]) s += std::string(".") + op.overload;
   return s;
 }
+
+std::atomic<bool> g_gpu_kernels_on_host{false};
 
 void throw_missing_kernel(const OpInfo& op, Device device, const bool* available) {
   std::string have;
@@ -114,8 +117,8 @@ TensorMeta meta_broadcast(const OpInfo& op, std::initializer_list<const Tensor*>
   return m;
 }
 
-TensorMeta meta_same_as_self(const OpInfo& op, const Tensor& self, std::initializer_list<const Tensor*> others,
-                             ScalarType dtype) {
+static TensorMeta same_as_self(const OpInfo& op, const Tensor& self, std::initializer_list<const Tensor*> others,
+                               ScalarType dtype, bool same_device) {
   TensorMeta m;
   m.sizes.assign(self.sizes());
   for (const Tensor* t : others) {
@@ -131,8 +134,21 @@ TensorMeta meta_same_as_self(const OpInfo& op, const Tensor& self, std::initiali
   }
   m.dtype = dtype;
   m.device = self.device();
-  for (const Tensor* t : others) check_device(op, m.device, *t);
+  if (same_device)
+    for (const Tensor* t : others) check_device(op, m.device, *t);
   return m;
+}
+
+TensorMeta meta_same_as_self(const OpInfo& op, const Tensor& self, std::initializer_list<const Tensor*> others,
+                             ScalarType dtype) {
+  return same_as_self(op, self, others, dtype, /*same_device=*/true);
+}
+
+// copy_ broadcasts src to self's shape from any device.
+TensorMeta meta::copy_meta(const Tensor& self, const Tensor& src, bool non_blocking) {
+  static constexpr OpInfo kCopy{"copy", "", "copy(Tensor self, Tensor src, bool non_blocking=False) -> Tensor"};
+  (void)non_blocking;
+  return same_as_self(kCopy, self, {&src}, self.scalar_type(), /*same_device=*/false);
 }
 
 uint64_t reduction_mask(const Tensor& self, std::optional<IntArrayRef> dim) {
@@ -236,9 +252,7 @@ void copy_result(const OpInfo& op, const Tensor& result, const Tensor& target, b
   } else {
     prepare_out(op, m, target);
   }
-  TL_CHECK(target.device().is_cpu() && result.device().is_cpu(), op_name(op),
-           ": copying a composite's result into a CUDA tensor comes with the CUDA issue");
-  copy_cast_cpu(target, result);
+  copy_cast(target, result);
 }
 
 }  // namespace torchlite

@@ -9,6 +9,8 @@
 #include "core/Parallel.h"
 #include "core/TensorFactory.h"
 #include "kernels/Convert.h"
+#include "kernels/copy.h"
+#include "core/CudaHooks.h"
 
 namespace torchlite {
 
@@ -136,11 +138,20 @@ void copy_cast_cpu(const Tensor& dst, const Tensor& src) {
   });
 }
 
+void copy_cast(const Tensor& dst, const Tensor& src) {
+  if (dst.device().is_cpu() && src.device().is_cpu()) return copy_cast_cpu(dst, src);
+  if (dst.device().is_cpu()) return kernels::copy_out_cpu(dst, src, /*non_blocking=*/false, dst);
+#ifdef TORCHLITE_WITH_CUDA
+  kernels::copy_out_cuda(dst, src, /*non_blocking=*/false, dst);
+#else
+  cuda::throw_not_available();
+#endif
+}
+
 Tensor contiguous_as(const Tensor& src, ScalarType dtype) {
   if (src.scalar_type() == dtype && src.is_contiguous()) return src;
-  TL_CHECK(src.device().is_cpu(), "casting or copying CUDA tensors between layouts comes with the CUDA issue");
   Tensor out = empty_tensor(src.sizes(), dtype, src.device());
-  copy_cast_cpu(out, src);
+  copy_cast(out, src);
   return out;
 }
 
@@ -246,10 +257,7 @@ bool ElementwiseIter::is_contiguous() const {
 }
 
 void ElementwiseIter::finish() {
-  if (out_target.defined()) {
-    TL_CHECK(out_target.device().is_cpu(), "casting CUDA outputs comes with the CUDA issue");
-    copy_cast_cpu(out_target, out_temp);
-  }
+  if (out_target.defined()) copy_cast(out_target, out_temp);
 }
 
 }  // namespace torchlite

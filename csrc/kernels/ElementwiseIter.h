@@ -45,5 +45,7 @@ struct ElementwiseIter {
 Tensor contiguous_as(const Tensor& src, ScalarType dtype);
 // dst[...] = src[...] with broadcasting of src and casting; CPU only.
 void copy_cast_cpu(const Tensor& dst, const Tensor& src);
+// The same on any devices (copy_'s kernels, without autograd or version bumps).
+void copy_cast(const Tensor& dst, const Tensor& src);
 
 }  // namespace torchlite

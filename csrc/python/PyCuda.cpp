@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "core/CudaHooks.h"
+#include "dispatch/KernelTable.h"
 #include "core/DeviceCachingAllocator.h"
 #include "core/Error.h"
 
@@ -77,6 +78,11 @@ void init_cuda(py::module_& m) {
   m.def("_cuda_reset_peak_memory_stats", [](int device) { cuda::reset_peak_memory_stats(device); },
         py::arg("device") = -1);
   m.def("_cuda_empty_cache", []() { cuda::empty_cache(); });
+  m.def("_cuda_set_blas_library", [](const std::string& path) { cuda::set_blas_library(path); });
+  m.def("_cuda_blas_available", []() { return cuda::blas_available(); });
+  m.def("_cuda_blas_error", []() { return cuda::blas_error(); });
+  // Tests only: run the hand-written CUDA kernels, compiled for the host, on CPU tensors (dispatch/KernelTable.h).
+  m.def("_set_gpu_kernels_on_host", [](bool on) { return g_gpu_kernels_on_host.exchange(on); }, py::arg("on"));
   m.def("_device_allocator_round_size", [](size_t n) { return DeviceCachingAllocator::round_size(n); });
 
   py::class_<HostBackedDeviceAllocator>(m, "_HostBackedDeviceAllocator",

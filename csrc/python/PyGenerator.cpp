@@ -127,6 +127,9 @@ A random-number generator: the state (seed, offset) of a counter-based Philox4x3
       }));
   GeneratorType = reinterpret_cast<PyTypeObject*>(cls.ptr());
   m.attr("default_generator") = py::cast(default_generator(DeviceType::CPU));
+  // The CUDA default generator (one for all CUDA devices): torchlite.manual_seed seeds it too, as PyTorch
+  // seeds every device, so the same seed draws the same numbers on the CPU and on CUDA.
+  m.attr("_cuda_default_generator") = py::cast(default_generator(DeviceType::CUDA));
   m.def("_philox4x32", [](uint32_t c0, uint32_t c1, uint32_t c2, uint32_t c3, uint32_t k0, uint32_t k1) {
     philox::Block b = philox::philox4x32_10(philox::Block{{c0, c1, c2, c3}}, k0, k1);
     return py::make_tuple(b.x[0], b.x[1], b.x[2], b.x[3]);

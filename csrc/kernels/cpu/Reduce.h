@@ -9,6 +9,7 @@
 //  - cascade(): a pairwise sum of f(i) (accurate floating accumulation, as sum.cpp);
 //  - dtype dispatch: kernels/cpu/Dispatch.h.
 #include <array>
+#include <string>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -17,6 +18,7 @@
 
 #include "core/Error.h"
 #include "core/Parallel.h"
+#include "core/Scalar.h"
 #include "core/TensorFactory.h"
 #include "dispatch/Meta.h"
 #include "kernels/Convert.h"
@@ -75,6 +77,98 @@ inline void check_nonempty(const char* op, const Tensor& self, uint64_t mask, Er
   for (int64_t d = 0; d < self.dim(); ++d)
     if ((mask >> d & 1) && self.size(d) == 0)
       throw_error(ErrorKind::Index, str(op, " Expected reduction dim ", d, " to have non-zero size."));
+}
+
+// ---------------------------------------------------------------- checks shared with the CUDA kernels
+
+inline uint64_t mask_of(const Tensor& self, std::optional<IntArrayRef> dim) { return reduction_mask(self, dim); }
+inline uint64_t mask_of(const Tensor& self, int64_t dim) { return uint64_t(1) << wrap_dim(dim, self.dim()); }
+inline uint64_t mask_of(const Tensor& self, std::optional<int64_t> dim) {
+  return dim.has_value() ? mask_of(self, *dim) : ~uint64_t(0);
+}
+// all.dims/any.dims: None reduces every dim, but () none (as PyTorch; amax and sum reduce all for ()).
+inline uint64_t logical_mask(const Tensor& self, std::optional<IntArrayRef> dim) {
+  return dim.has_value() && dim->empty() ? 0 : mask_of(self, dim);
+}
+
+inline std::string whole_empty(const char* op) {
+  return str(op, "(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim "
+                 "with the 'dim' argument.");
+}
+
+// amax/amin (and max()/min(), which pass their dims as given): the reduced dims.
+inline uint64_t check_amax(const char* op, const Tensor& self, std::optional<IntArrayRef> dim, const Tensor& out) {
+  uint64_t mask = mask_of(self, dim);
+  // Only amax(x) (no dims) asks for a dim; an empty dim given explicitly is an IndexError.
+  check_nonempty(str(op, "():").c_str(), self, mask, ErrorKind::Runtime,
+                 dim.has_value() && !dim->empty() ? std::string() : whole_empty(op));
+  if (dim.has_value())  // amax/amin (not max()/min()): out= must have self's dtype
+    TL_CHECK(out.scalar_type() == self.scalar_type(), "Expected the dtype for input and out to match, but got ",
+             scalar_type_name(self.scalar_type()), " for input's dtype and ", scalar_type_name(out.scalar_type()),
+             " for out's dtype.");
+  return mask;
+}
+
+inline uint64_t check_argmax(const char* op, const Tensor& self, std::optional<int64_t> dim) {
+  TL_CHECK(self.scalar_type() != ScalarType::Bool, op, "(): does not support bool input");
+  uint64_t mask = mask_of(self, dim);
+  check_nonempty(str(op, "():").c_str(), self, mask, ErrorKind::Index,
+                 dim.has_value() ? std::string()
+                                 : str(op, "(): Expected reduction dim to be specified for input.numel() == 0."));
+  return mask;
+}
+
+inline uint64_t check_max_dim(const char* op, const Tensor& self, int64_t dim) {
+  uint64_t mask = mask_of(self, dim);
+  check_nonempty(str(op, "():").c_str(), self, mask, ErrorKind::Index, "");
+  return mask;
+}
+
+inline uint64_t check_aminmax(const Tensor& self, std::optional<int64_t> dim) {
+  uint64_t mask = mask_of(self, dim);
+  check_nonempty("aminmax:", self, mask, ErrorKind::Runtime,
+                 dim.has_value() ? "" : "aminmax(): cannot compute aminmax over an empty dimension as the "
+                                        "operation has no identity.");
+  return mask;
+}
+
+inline void check_logical_out(const char* op, const Tensor& out) {
+  TL_CHECK(out.scalar_type() == ScalarType::Bool || out.scalar_type() == ScalarType::UInt8, op,
+           " only supports bool tensor for result, got: ", scalar_type_name(out.scalar_type()));
+}
+
+inline void check_var_dtype(const Tensor& self) {
+  TL_CHECK(is_floating_type(self.scalar_type()), "std and var only support floating point and complex dtypes");
+}
+
+inline std::string p_text(const Scalar& p) {
+  double v = p.to_double();
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  return to_string(p);
+}
+
+// vector_norm: the reduced dims; norms without an identity (p < 0, +-inf) refuse empty reductions.
+inline uint64_t check_norm(const Tensor& self, const std::optional<Scalar>& p, std::optional<IntArrayRef> dim) {
+  double ord = p.has_value() ? p->to_double() : 2.0;
+  uint64_t mask = mask_of(self, dim);
+  if (self.numel() == 0 && (ord < 0 || std::isinf(ord))) {
+    bool all = true;
+    for (int64_t d = 0; d < self.dim(); ++d) all = all && (mask >> d & 1);
+    TL_CHECK(!all, "linalg.vector_norm cannot compute the ", p_text(*p),
+             " norm on an empty tensor because the operation does not have an identity");
+    for (int64_t d = 0; d < self.dim(); ++d)
+      TL_CHECK(!((mask >> d & 1) && self.size(d) == 0), "linalg.vector_norm cannot compute the ", p_text(*p),
+               " norm on the dimension ", d, "because this dimension is empty and the operation does not have an "
+               "identity");
+  }
+  return mask;
+}
+
+// cumsum_(dim, dtype=...) and cumprod_: the in-place target is self, whose dtype dtype= must match.
+inline void check_scan_inplace_dtype(const Tensor& self, std::optional<ScalarType> dtype, const Tensor& out) {
+  if (!out.is_same(self) || !dtype.has_value() || *dtype == self.scalar_type()) return;
+  TL_ERROR("Bad in-place call: input tensor dtype ", cpp_type_name(self.scalar_type()), " and output tensor dtype ",
+           cpp_type_name(*dtype), " should match");
 }
 
 constexpr int64_t kBlock = kGrainSize;
@@ -155,7 +249,7 @@ inline Tensor target_for(const Tensor& out, ScalarType t) {
   return out.is_contiguous() && out.scalar_type() == t ? out : empty_tensor(out.sizes(), t, out.device());
 }
 inline void finish(const Tensor& out, const Tensor& result) {
-  if (!result.is_same(out)) copy_cast_cpu(out, result);
+  if (!result.is_same(out)) copy_cast(out, result);
 }
 
 }  // namespace torchlite::reduce

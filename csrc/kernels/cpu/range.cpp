@@ -37,20 +37,6 @@ void fill_indexed(const Tensor& out, const F& value) {
   if (!out.is_contiguous()) copy_cast_cpu(out, dst);
 }
 
-template <typename T>
-T checked_bound(const char* op, const Scalar& s, ScalarType dtype) {
-  if constexpr (!is_floating_v<T>) {
-    double v = s.to_double();
-    TL_CHECK(v >= static_cast<double>(std::numeric_limits<T>::lowest()) &&
-                 v <= static_cast<double>(std::numeric_limits<T>::max()),
-             op, ": value ", to_string(s), " cannot be converted to type ", scalar_type_name(dtype),
-             " without overflow");
-    return static_cast<T>(s.to_long());
-  } else {
-    return static_cast<T>(s.to_double());
-  }
-}
-
 }  // namespace
 
 void kernels::arange_start_step_out_cpu(const Scalar& start, const Scalar& end, const Scalar& step,
@@ -77,8 +63,8 @@ void kernels::linspace_out_cpu(const Scalar& start, const Scalar& end, int64_t s
   dispatch_dtype(out.scalar_type(), "linspace_cpu", [&](auto tag) {
     using T = decltype(tag);
     using step_t = std::conditional_t<is_floating_v<T>, T, double>;
-    const T s = checked_bound<T>("linspace", start, out.scalar_type());
-    const T e = checked_bound<T>("linspace", end, out.scalar_type());
+    const T s = range::checked_bound<T>("linspace", start, out.scalar_type());
+    const T e = range::checked_bound<T>("linspace", end, out.scalar_type());
     auto C = [](auto v) { return convert<step_t>(v); };
     if (steps == 1) {
       fill_indexed<T>(out, [=](int64_t) { return s; });

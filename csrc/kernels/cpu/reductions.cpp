@@ -36,16 +36,11 @@
 namespace torchlite {
 
 using reduce::Rows;
+using reduce::mask_of;
+using reduce::whole_empty;
 
 namespace {
 
-uint64_t mask_of(const Tensor& self, std::optional<IntArrayRef> dim) { return reduction_mask(self, dim); }
-uint64_t mask_of(const Tensor& self, int64_t dim) {
-  return uint64_t(1) << wrap_dim(dim, self.dim());
-}
-uint64_t mask_of(const Tensor& self, std::optional<int64_t> dim) {
-  return dim.has_value() ? mask_of(self, *dim) : ~uint64_t(0);
-}
 
 // Output sizes of a reduction over mask.
 DimVector reduced_sizes(const Tensor& self, uint64_t mask, bool keepdim) {
@@ -212,51 +207,26 @@ void arg_extreme_impl(const char* op, const Tensor& self, uint64_t mask, const T
   reduce::finish(indices, idx);
 }
 
-std::string whole_empty(const char* op) {
-  return str(op, "(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim "
-                 "with the 'dim' argument.");
-}
-
 template <bool is_max>
 void amax_impl(const char* op, const Tensor& self, std::optional<IntArrayRef> dim, const Tensor& out) {
-  uint64_t mask = mask_of(self, dim);
-  // Only amax(x) (no dims) asks for a dim; an empty dim given explicitly is an IndexError.
-  reduce::check_nonempty(str(op, "():").c_str(), self, mask, ErrorKind::Runtime,
-                         dim.has_value() && !dim->empty() ? std::string() : whole_empty(op));
-  if (dim.has_value())  // amax/amin (not max()/min()): out= must have self's dtype
-    TL_CHECK(out.scalar_type() == self.scalar_type(), "Expected the dtype for input and out to match, but got ",
-             scalar_type_name(self.scalar_type()), " for input's dtype and ", scalar_type_name(out.scalar_type()),
-             " for out's dtype.");
-  extreme_impl<is_max>(op, self, mask, out);
+  extreme_impl<is_max>(op, self, reduce::check_amax(op, self, dim, out), out);
 }
 
 template <bool is_max>
 void argmax_impl(const char* op, const Tensor& self, std::optional<int64_t> dim, const Tensor& out) {
-  TL_CHECK(self.scalar_type() != ScalarType::Bool, op, "(): does not support bool input");
-  uint64_t mask = mask_of(self, dim);
-  reduce::check_nonempty(str(op, "():").c_str(), self, mask, ErrorKind::Index,
-                         dim.has_value() ? std::string()
-                                         : str(op, "(): Expected reduction dim to be specified for input.numel() == 0."));
-  arg_extreme_impl<is_max>(op, self, mask, Tensor(), out);
+  arg_extreme_impl<is_max>(op, self, reduce::check_argmax(op, self, dim), Tensor(), out);
 }
 
 template <bool is_max>
 void max_dim_impl(const char* op, const Tensor& self, int64_t dim, const Tensor& values, const Tensor& indices) {
-  uint64_t mask = mask_of(self, dim);
-  reduce::check_nonempty(str(op, "():").c_str(), self, mask, ErrorKind::Index, "");
-  arg_extreme_impl<is_max>(op, self, mask, values, indices);
+  arg_extreme_impl<is_max>(op, self, reduce::check_max_dim(op, self, dim), values, indices);
 }
 
 // ------------------------------------------------------------------ all / any
 
-void check_logical_out(const char* op, const Tensor& out) {
-  TL_CHECK(out.scalar_type() == ScalarType::Bool || out.scalar_type() == ScalarType::UInt8, op,
-           " only supports bool tensor for result, got: ", scalar_type_name(out.scalar_type()));
-}
-
 template <bool is_all>
 void logical_impl(const char* op, const Tensor& self, uint64_t mask, const Tensor& out) {
-  check_logical_out(op, out);
+  reduce::check_logical_out(op, out);
   ScalarType t = self.scalar_type();
   Rows r = reduce::rows(self, mask, t);
   Tensor result = reduce::target_for(out, ScalarType::Bool);
@@ -289,15 +259,10 @@ TensorMeta logical_meta(const Tensor& self, uint64_t mask, bool keepdim) {
 
 // ------------------------------------------------------------------ var / std
 
-void check_var_dtype(const Tensor& self) {
-  TL_CHECK(is_floating_type(self.scalar_type()),
-           "std and var only support floating point and complex dtypes");
-}
-
 // var (or std) and mean of each row; std_out/mean_out may be undefined.
 void var_mean_impl(const Tensor& self, std::optional<IntArrayRef> dim, const std::optional<Scalar>& correction,
                    bool take_sqrt, const Tensor& var_out, const Tensor& mean_out) {
-  check_var_dtype(self);
+  reduce::check_var_dtype(self);
   uint64_t mask = mask_of(self, dim);
   double c = correction.has_value() ? correction->to_double() : 1.0;
   ScalarType t = self.scalar_type();
@@ -328,12 +293,6 @@ void var_mean_impl(const Tensor& self, std::optional<IntArrayRef> dim, const std
 }
 
 // ------------------------------------------------------------------ norm
-
-std::string p_text(const Scalar& p) {
-  double v = p.to_double();
-  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  return to_string(p);
-}
 
 }  // namespace
 
@@ -402,10 +361,7 @@ std::array<TensorMeta, 2> meta::aminmax_meta(const Tensor& self, std::optional<i
 
 void kernels::aminmax_out_cpu(const Tensor& self, std::optional<int64_t> dim, bool keepdim, const Tensor& min,
                               const Tensor& max) {
-  uint64_t mask = mask_of(self, dim);
-  reduce::check_nonempty("aminmax:", self, mask, ErrorKind::Runtime,
-                         dim.has_value() ? "" : "aminmax(): cannot compute aminmax over an empty dimension as the "
-                                                "operation has no identity.");
+  uint64_t mask = reduce::check_aminmax(self, dim);
   ScalarType t = self.scalar_type();
   Rows r = reduce::rows(self, mask, t);
   Tensor lo = reduce::target_for(min, t), hi = reduce::target_for(max, t);
@@ -444,13 +400,9 @@ TensorMeta meta::logical_reduction_meta(const Tensor& self) { return logical_met
 TensorMeta meta::logical_reduction_meta(const Tensor& self, int64_t dim, bool keepdim) {
   return logical_meta(self, mask_of(self, dim), keepdim);
 }
-// all.dims/any.dims: None reduces every dim, but () none (as PyTorch; amax and sum reduce all for ()).
-static uint64_t logical_mask(const Tensor& self, std::optional<IntArrayRef> dim) {
-  return dim.has_value() && dim->empty() ? 0 : mask_of(self, dim);
-}
 
 TensorMeta meta::logical_reduction_meta(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim) {
-  return logical_meta(self, logical_mask(self, dim), keepdim);
+  return logical_meta(self, reduce::logical_mask(self, dim), keepdim);
 }
 
 void kernels::all_out_cpu(const Tensor& self, const Tensor& out) {
@@ -460,7 +412,7 @@ void kernels::all_out_cpu(const Tensor& self, int64_t dim, bool keepdim, const T
   logical_impl<true>("all", self, mask_of(self, dim), out);
 }
 void kernels::all_out_cpu(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim, const Tensor& out) {
-  logical_impl<true>("all", self, logical_mask(self, dim), out);
+  logical_impl<true>("all", self, reduce::logical_mask(self, dim), out);
 }
 void kernels::any_out_cpu(const Tensor& self, const Tensor& out) {
   logical_impl<false>("any", self, ~uint64_t(0), out);
@@ -469,7 +421,7 @@ void kernels::any_out_cpu(const Tensor& self, int64_t dim, bool keepdim, const T
   logical_impl<false>("any", self, mask_of(self, dim), out);
 }
 void kernels::any_out_cpu(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim, const Tensor& out) {
-  logical_impl<false>("any", self, logical_mask(self, dim), out);
+  logical_impl<false>("any", self, reduce::logical_mask(self, dim), out);
 }
 
 void kernels::var_out_cpu(const Tensor& self, std::optional<IntArrayRef> dim, const std::optional<Scalar>& correction,
@@ -519,17 +471,7 @@ TensorMeta meta::norm_meta(const Tensor& self, const std::optional<Scalar>& p, s
 void kernels::norm_out_cpu(const Tensor& self, const std::optional<Scalar>& p, std::optional<IntArrayRef> dim,
                            bool keepdim, std::optional<ScalarType> dtype, const Tensor& out) {
   double ord = p.has_value() ? p->to_double() : 2.0;
-  uint64_t mask = mask_of(self, dim);
-  if (self.numel() == 0 && (ord < 0 || std::isinf(ord))) {
-    bool all = true;
-    for (int64_t d = 0; d < self.dim(); ++d) all = all && (mask >> d & 1);
-    TL_CHECK(!all, "linalg.vector_norm cannot compute the ", p_text(*p),
-             " norm on an empty tensor because the operation does not have an identity");
-    for (int64_t d = 0; d < self.dim(); ++d)
-      TL_CHECK(!((mask >> d & 1) && self.size(d) == 0), "linalg.vector_norm cannot compute the ", p_text(*p),
-               " norm on the dimension ", d, "because this dimension is empty and the operation does not have an "
-               "identity");
-  }
+  uint64_t mask = reduce::check_norm(self, p, dim);
   ScalarType t = dtype.value_or(self.scalar_type());
   Rows r = reduce::rows(self, mask, t);
   Tensor result = reduce::target_for(out, t);

@@ -66,13 +66,6 @@ void cum_extreme(const char* op, const Tensor& self, int64_t dim, const Tensor& 
   copy_cast_cpu(reduce::rows_view(indices, mask), idx);
 }
 
-// cumsum_(dim, dtype=...) and cumprod_: the in-place target is self, whose dtype dtype= must match.
-void check_inplace_dtype(const Tensor& self, std::optional<ScalarType> dtype, const Tensor& out) {
-  if (!out.is_same(self) || !dtype.has_value() || *dtype == self.scalar_type()) return;
-  TL_ERROR("Bad in-place call: input tensor dtype ", cpp_type_name(self.scalar_type()), " and output tensor dtype ",
-           cpp_type_name(*dtype), " should match");
-}
-
 }  // namespace
 
 namespace {
@@ -97,13 +90,13 @@ void accumulate_rows(const char* op, const Tensor& self, int64_t dim, ScalarType
 // cumsum and cumprod accumulate in out's dtype (the result's, dtype='s, an out= target's or, in place,
 // self's), which may not be bool, as PyTorch.
 void kernels::cumsum_out_cpu(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, const Tensor& out) {
-  check_inplace_dtype(self, dtype, out);
+  reduce::check_scan_inplace_dtype(self, dtype, out);
   if (out.scalar_type() == ScalarType::Bool) throw_dtype_not_implemented("cumsum_out_cpu", ScalarType::Bool);
   accumulate_rows("cumsum", self, dim, out.scalar_type(), out, 0, [](auto a, auto b) { return a + b; });
 }
 
 void kernels::cumprod_out_cpu(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, const Tensor& out) {
-  check_inplace_dtype(self, dtype, out);
+  reduce::check_scan_inplace_dtype(self, dtype, out);
   if (out.scalar_type() == ScalarType::Bool) throw_dtype_not_implemented("cumprod_out_cpu", ScalarType::Bool);
   accumulate_rows("cumprod", self, dim, out.scalar_type(), out, 1, [](auto a, auto b) { return a * b; });
 }

@@ -98,4 +98,10 @@ void empty_cache() {
   if (device_count() > 0) allocator().empty_cache();
 }
 
+void memcpy(void* dst, const void* src, size_t nbytes, bool non_blocking) {
+  if (nbytes == 0) return;
+  check(cudaMemcpyAsync(dst, src, nbytes, cudaMemcpyDefault, /*stream=*/0), "cudaMemcpyAsync");
+  if (!non_blocking) check(cudaStreamSynchronize(0), "cudaStreamSynchronize");
+}
+
 }  // namespace torchlite::cuda

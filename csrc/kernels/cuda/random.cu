@@ -1,0 +1,3 @@
+// The random ops' CUDA kernels (kernels/gpu/random.inc).
+#include "kernels/cuda/Backend.cuh"
+#include "kernels/gpu/random.inc"

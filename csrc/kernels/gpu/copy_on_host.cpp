@@ -1,0 +1,3 @@
+// copy_'s CUDA kernel compiled for the host (kernels/gpu/Backend.h).
+#include "kernels/gpu/Backend.h"
+#include "kernels/gpu/copy.inc"

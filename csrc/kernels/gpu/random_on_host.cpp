@@ -1,0 +1,3 @@
+// The random ops' CUDA kernels compiled for the host (kernels/gpu/Backend.h).
+#include "kernels/gpu/Backend.h"
+#include "kernels/gpu/random.inc"

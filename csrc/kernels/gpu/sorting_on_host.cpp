@@ -1,0 +1,3 @@
+// Sorting's CUDA kernels compiled for the host (kernels/gpu/Backend.h).
+#include "kernels/gpu/Backend.h"
+#include "kernels/gpu/sorting.inc"

@@ -1,0 +1,356 @@
+"""The hand-written CUDA kernels (csrc/kernels/gpu/*.inc), compiled for the host, checked on CPU tensors.
+
+Every CUDA kernel that is not generated from a `pointwise:` expression is written once over a backend
+(csrc/kernels/gpu/Backend.h) and compiled twice: by nvcc for the GPU and by the C++ compiler for the host.
+`torchlite._C._set_gpu_kernels_on_host(True)` makes CPU tensors run the host compilation. These tests
+compare it with the CPU kernels on many layouts, dtypes and edge cases, and run the reduction, random and
+linear-algebra test modules through it, so the CUDA kernels' index math, accumulation and checks are
+tested on machines without a GPU. What only a GPU can check (launches, device memory, cuBLAS) is in
+tests/test_cuda_runtime.py and the CUDA tests of tests/test_cuda.py, which skip without one.
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import torchlite as tl
+from torchlite import _C
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if ROOT not in sys.path:
+    sys.path.insert(0, ROOT)
+
+from codegen.load import load  # noqa: E402
+
+FUNCTIONS = load(os.path.join(ROOT, "native_functions.yaml"))
+ON_HOST = sorted(nf.schema.full_name for nf in FUNCTIONS
+                 if nf.dispatch and nf.dispatch.get("cuda") not in (None, nf.dispatch.get("cpu")))
+
+
+@contextlib.contextmanager
+def gpu_kernels_on_host():
+    previous = _C._set_gpu_kernels_on_host(True)
+    try:
+        yield
+    finally:
+        _C._set_gpu_kernels_on_host(previous)
+
+
+def arr(shape, dtype="float32", seed=0, low=-3.0, high=3.0, transposed=False):
+    r = np.random.default_rng(seed)
+    if dtype == "bool":
+        a = r.random(shape) < 0.5
+    elif dtype.startswith(("int", "uint")):
+        a = r.integers(int(low) if low < 0 and not dtype.startswith("uint") else 0, int(high) + 1, size=shape)
+    else:
+        a = r.uniform(low, high, size=shape)
+    t = tl.tensor(np.asarray(a, dtype=np.float64 if dtype in ("float16", "bfloat16") else a.dtype)).to(
+        getattr(tl, dtype))
+    if transposed and t.dim() >= 2:
+        return t.transpose(0, -1).contiguous().transpose(0, -1)  # same values, column-major
+    return t
+
+
+def with_nan(t, positions):
+    t = t.clone()
+    flat = t.view(-1)
+    for p in positions:
+        flat[p] = float("nan")
+    return t
+
+
+# ------------------------------------------------------------------------------------------ samples
+# op (full name) -> list of (function, args, kwargs). Each exercises a path of the kernel: one thread per
+# row, long rows split into partials (more than 256 elements, over several levels), non-contiguous
+# inputs, reduced inner and outer dims, dtypes, NaN and ties, empty reductions, out= casts.
+
+LONG = 70000  # > 256 * 256: two levels of partials
+
+
+def reduction_inputs():
+    return [
+        arr((5, 7)),
+        arr((4, 6, 3), transposed=True),
+        arr((3, LONG), seed=1),
+        arr((LONG,), seed=2),
+        arr((2, 300, 5), "float64", seed=3),
+    ]
+
+
+def _reduction_samples(fn, dims_list, kw=None, dtypes=("float32",)):
+    out = []
+    for x in reduction_inputs():
+        for d in dims_list(x):
+            args = (x,) if d is None else (x, d)
+            out.append((fn, args, dict(kw or {})))
+    for dt in dtypes:
+        out.append((fn, (arr((6, 9), dt, seed=4),), dict(kw or {})))
+    return out
+
+
+def _dims(x):
+    return [None, 0, -1] + ([(0, 2)] if x.dim() >= 3 else [])
+
+
+def _dim_only(x):
+    return [0, -1]
+
+
+INT_TYPES = ("int64", "int32", "uint8", "int16")
+SAMPLES = {
+    "sum": _reduction_samples(tl.sum, lambda x: [None], dtypes=("float64", "float16", "bfloat16") + INT_TYPES +
+                              ("bool",)),
+    "sum.dim_IntList": _reduction_samples(tl.sum, _dims, dtypes=("int64", "bool")) + [
+        (tl.sum, (arr((3, 4)), 1), {"keepdim": True}),
+        (tl.sum, (arr((3, 4)), 1), {"dtype": tl.float64}),
+        (tl.sum, (arr((0, 4)), 0), {}),  # empty rows sum to 0
+    ],
+    "prod": [(tl.prod, (arr((4, 5), low=0.5, high=1.5),), {}), (tl.prod, (arr((3, 4), "int64", low=-2, high=2),), {}),
+             (tl.prod, (arr((0,)),), {}), (tl.prod, (arr((2, 600), low=0.9, high=1.1, seed=5),), {})],
+    "prod.dim_int": [(tl.prod, (arr((4, 5), low=0.5, high=1.5), 0), {}),
+                     (tl.prod, (arr((4, 5, 2), "int32", low=-2, high=2, transposed=True), -1), {"keepdim": True})],
+    "amax": _reduction_samples(tl.amax, lambda x: [(), 0] + ([(0, -1)] if x.dim() > 1 else []), dtypes=INT_TYPES + ("bool", "float16")) + [
+        (tl.amax, (with_nan(arr((4, 5)), [7]), 1), {})],
+    "amin": _reduction_samples(tl.amin, lambda x: [(), 0] + ([(0, -1)] if x.dim() > 1 else []), dtypes=INT_TYPES) + [
+        (tl.amin, (with_nan(arr((3, LONG), seed=6), [100, LONG + 5]), 1), {})],
+    "max": _reduction_samples(tl.max, lambda x: [None], dtypes=INT_TYPES + ("bool",)) + [
+        (tl.max, (with_nan(arr((LONG,), seed=7), [LONG - 1]),), {})],
+    "min": _reduction_samples(tl.min, lambda x: [None], dtypes=INT_TYPES),
+    "max.dim": _reduction_samples(tl.max, _dim_only, dtypes=INT_TYPES) + [
+        (tl.max, (tl.tensor([[1.0, 3.0, 3.0, 2.0], [5.0, 5.0, 5.0, 5.0]]), 1), {}),  # ties: the first
+        (tl.max, (with_nan(arr((3, 5)), [2, 3, 11]), 1), {"keepdim": True})],
+    "min.dim": _reduction_samples(tl.min, _dim_only) + [
+        (tl.min, (arr((2, LONG), "int64", low=-5, high=5, seed=8), 1), {})],  # ties across partials
+    "argmax": _reduction_samples(tl.argmax, lambda x: [None, 0, -1], dtypes=INT_TYPES) + [
+        (tl.argmax, (arr((3, LONG), "int32", low=0, high=3, seed=9), 1), {}),
+        (tl.argmax, (with_nan(arr((LONG,), seed=10), [500, 30000]),), {})],
+    "argmin": _reduction_samples(tl.argmin, lambda x: [None, x.dim() - 1], dtypes=("float16",)),
+    "aminmax": [(tl.aminmax, (x,), kw) for x in reduction_inputs() for kw in ({}, {"dim": 0}, {"dim": -1})] + [
+        (tl.aminmax, (with_nan(arr((3, 4)), [5]),), {"dim": 1, "keepdim": True})],
+    "all": [(tl.all, (x,), {}) for x in (arr((3, 4), "bool"), tl.ones(LONG, dtype=tl.bool), arr((5,), "float32"),
+                                        tl.zeros(0))],
+    "all.dim": [(tl.all, (arr((4, 600), "int64", low=0, high=3, seed=11), 1), {}),
+                (tl.all, (arr((3, 4, 2), "bool", transposed=True), 0), {"keepdim": True})],
+    "all.dims": [(tl.all, (arr((3, 4, 5), "bool"), (0, 2)), {}), (tl.all, (arr((3, 4), "uint8"), ()), {})],
+    "any": [(tl.any, (x,), {}) for x in (arr((3, 4), "bool"), tl.zeros(LONG, dtype=tl.bool), arr((5,), "int32"),
+                                        tl.zeros(0))],
+    "any.dim": [(tl.any, (arr((4, 600), "float16", low=0, high=1, seed=12) > 0.99, 1), {})],
+    "any.dims": [(tl.any, (arr((3, 4, 5), "bool"), (1,)), {"keepdim": True})],
+    "var.correction": _reduction_samples(tl.var, lambda x: [None, 0, -1], dtypes=("float64", "float16")) + [
+        (tl.var, (arr((4, 5)), 1), {"correction": 0}), (tl.var, (arr((1, 5)), 0), {})],  # one element: nan
+    "std.correction": _reduction_samples(tl.std, lambda x: [None, 1 if x.dim() > 1 else 0]),
+    "var_mean.correction": [(tl.var_mean, (x,), kw) for x in reduction_inputs()
+                            for kw in ({}, {"dim": 0, "correction": 2})],
+    "std_mean.correction": [(tl.std_mean, (x,), kw) for x in reduction_inputs() for kw in ({}, {"dim": -1})],
+    "norm": [(tl.norm, (x,), {"p": p}) for x in reduction_inputs()
+             for p in (2, 1, 0, 3.5, float("inf"), -float("inf"), -1)] + [
+        (tl.norm, (arr((3, 4)),), {"dim": 1, "dtype": tl.float64}),
+        (tl.norm, (with_nan(arr((3, 4)), [1]),), {"p": float("inf"), "dim": 1})],
+    "mm": [(tl.mm, (arr((5, 7)), arr((7, 3), seed=1)), {}),
+           (tl.mm, (arr((5, 7), transposed=True), arr((7, 3), seed=1, transposed=True)), {}),
+           (tl.mm, (arr((4, 6), "int64", low=-3, high=3), arr((6, 2), "int64", seed=2, low=-3, high=3)), {}),
+           (tl.mm, (arr((4, 6), "float16"), arr((6, 2), "float16", seed=2)), {}),
+           (tl.mm, (arr((3, 0)), arr((0, 4))), {}),  # k = 0: zeros
+           (tl.mm, (arr((8, 5))[::2], arr((5, 9))[:, ::3]), {})],
+    "bmm": [(tl.bmm, (arr((3, 4, 5)), arr((3, 5, 2), seed=1)), {}),
+            (tl.bmm, (arr((2, 4, 5), "float64", transposed=True), arr((2, 5, 3), "float64", seed=3)), {})],
+    "addmm": [(tl.addmm, (arr((3,)), arr((2, 4)), arr((4, 3), seed=1)), {"beta": 0.5, "alpha": 2.0}),
+              (tl.addmm, (with_nan(arr((2, 3)), [0]), arr((2, 4)), arr((4, 3), seed=1)), {"beta": 0}),
+              (tl.addmm, (arr((2, 3), "int32"), arr((2, 4), "int32"), arr((4, 3), "int32", seed=1)), {"beta": 2})],
+    "baddbmm": [(tl.baddbmm, (arr((1, 4)), arr((2, 3, 5)), arr((2, 5, 4), seed=1)), {"alpha": -1.5})],
+    "arange": [(tl.arange, (10,), {}), (tl.arange, (7.5,), {}), (tl.arange, (5,), {"dtype": tl.float16})],
+    "arange.start_step": [(tl.arange, (-3, 10, 2), {}), (tl.arange, (0.0, 1.0, 0.1), {}),
+                          (tl.arange, (10, -10, -3), {"dtype": tl.int8}), (tl.arange, (0, 1, 0.25), {"dtype": tl.float64})],
+    "linspace": [(tl.linspace, (0, 1, 7), {}), (tl.linspace, (-5, 5, 1), {}), (tl.linspace, (0, 10, 6), {"dtype": tl.int64}),
+                 (tl.linspace, (-1.5, 2.25, 11), {"dtype": tl.float64}), (tl.linspace, (3, 4, 0), {})],
+    "logspace": [(tl.logspace, (0, 2, 5), {}), (tl.logspace, (-1, 1, 4), {"base": 2.0}),
+                 (tl.logspace, (0, 3, 4), {"dtype": tl.int32})],
+    "tril": [(tl.tril, (arr((4, 5)),), {}), (tl.tril, (arr((2, 4, 5), transposed=True), -1), {}),
+             (tl.tril, (arr((3, 3), "int64"), 1), {}), (tl.tril, (arr((0, 3)),), {})],
+    "triu": [(tl.triu, (arr((5, 4)),), {}), (tl.triu, (arr((3, 4, 6), "bool"), 2), {}),
+             (tl.triu, (arr((4, 4), "float16")[:, ::2], -1), {})],
+    "cumsum": [(tl.cumsum, (arr((4, 5)), 1), {}), (tl.cumsum, (arr((3, 4, 2), transposed=True), 0), {}),
+               (tl.cumsum, (arr((6,), "int32"), 0), {}), (tl.cumsum, (arr((2, 3), "bool"), 1), {"dtype": tl.int64}),
+               (tl.cumsum, (arr((2, 600), seed=3), 1), {"dtype": tl.float64}), (tl.cumsum, (arr((0, 3)), 0), {})],
+    "cumprod": [(tl.cumprod, (arr((4, 5), low=0.5, high=1.5), 0), {}),
+                (tl.cumprod, (arr((3, 4), "int64", low=-2, high=2), -1), {})],
+    "cummax": [(tl.cummax, (arr((4, 5), "int64", low=0, high=3), 1), {}),
+               (tl.cummax, (with_nan(arr((3, 6)), [2, 9]), 1), {}), (tl.cummax, (arr((5, 3), transposed=True), 0), {})],
+    "cummin": [(tl.cummin, (arr((4, 5), "int32", low=0, high=3), 0), {}),
+               (tl.cummin, (with_nan(arr((2, 5)), [3]), -1), {})],
+    "sort": [(tl.sort, (arr((4, 7)),), {}), (tl.sort, (arr((5, 6), "int64", low=0, high=3), 0), {"descending": True}),
+             (tl.sort, (with_nan(arr((3, 9)), [1, 4, 20]),), {}),
+             (tl.sort, (with_nan(arr((3, 9)), [1, 4, 20]),), {"descending": True}),
+             (tl.sort, (arr((2, 1000), "int32", low=0, high=50, seed=4),), {}),  # ties: stable
+             (tl.sort, (arr((3, 4, 5), "float16", transposed=True), 1), {}), (tl.sort, (arr((4, 3), "bool"),), {}),
+             (tl.sort, (arr((0, 3)),), {})],
+    "topk": [(tl.topk, (arr((4, 9)), 3), {}), (tl.topk, (arr((6, 5), "int64", low=0, high=3), 2, 0), {"largest": False}),
+             (tl.topk, (with_nan(arr((2, 8)), [3]), 4), {}), (tl.topk, (arr((3, 5)), 0), {})],
+    "kthvalue": [(tl.kthvalue, (arr((4, 9)), 3), {}), (tl.kthvalue, (arr((5, 6), "int32", low=0, high=2), 2, 0), {}),
+                 (tl.kthvalue, (with_nan(arr((3, 5)), [1]), 5, 1), {"keepdim": True})],
+    "median": [(tl.median, (arr((5, 7)),), {}), (tl.median, (with_nan(arr((4,)), [2]),), {}),
+               (tl.median, (arr((0,)),), {}), (tl.median, (arr((6,), "int64"),), {})],
+    "median.dim": [(tl.median, (arr((4, 6)), 1), {}), (tl.median, (with_nan(arr((3, 5)), [2, 3]), 1), {}),
+                   (tl.median, (arr((5, 4), "int64", low=0, high=2), 0), {"keepdim": True})],
+    "nanmedian": [(tl.nanmedian, (with_nan(arr((9,)), [0, 4]),), {}), (tl.nanmedian, (with_nan(arr((2,)), [0, 1]),), {})],
+    "nanmedian.dim": [(tl.nanmedian, (with_nan(arr((3, 6)), [0, 1, 7, 17]), 1), {})],
+    "mode": [(tl.mode, (arr((4, 9), "int64", low=0, high=3), 1), {}), (tl.mode, (arr((6, 5), "bool"), 0), {}),
+             (tl.mode, (arr((3, 7)), -1), {})],
+}
+
+RANDOM = {
+    "uniform": [lambda: tl.empty(7, 5).uniform_(-2, 3), lambda: tl.empty(4, 6, dtype=tl.float64).t().uniform_(),
+                lambda: tl.empty(9, dtype=tl.float16).uniform_(0, 1), lambda: tl.empty(9, dtype=tl.bfloat16).uniform_()],
+    "normal.functional": [lambda: tl.empty(7, 5).normal_(1.0, 2.0), lambda: tl.empty(11, dtype=tl.float64).normal_()],
+    "random.from": [lambda: tl.empty(8, dtype=tl.int64).random_(-5, 7),
+                    lambda: tl.empty(8, dtype=tl.int64).random_(-2 ** 62, 2 ** 62)],
+    "random.to": [lambda: tl.empty(9, dtype=tl.int32).random_(100), lambda: tl.empty(3, 4).t().random_(10)],
+    "random": [lambda: tl.empty(10, dtype=tl.int16).random_(), lambda: tl.empty(10, dtype=tl.int64).random_(),
+               lambda: tl.empty(10, dtype=tl.bool).random_()],
+    "exponential": [lambda: tl.empty(12).exponential_(2.0), lambda: tl.empty(5, dtype=tl.float64).exponential_()],
+    "bernoulli": [lambda: tl.bernoulli(tl.full((3, 5), 0.3))],
+    "bernoulli.p": [lambda: tl.empty(4, 5).bernoulli_(0.7)],
+    "bernoulli.Tensor": [lambda: tl.empty(4, 5, dtype=tl.int64).bernoulli_(tl.full((5,), 0.6))],
+    "normal.Tensor_Tensor": [lambda: tl.normal(tl.arange(6.0).view(2, 3), tl.full((3,), 0.5))],
+    "normal.Tensor_float": [lambda: tl.normal(tl.arange(5.0), 2.0)],
+    "normal.float_Tensor": [lambda: tl.normal(1.0, tl.arange(1.0, 6.0))],
+    "randperm": [lambda: tl.randperm(50), lambda: tl.randperm(20, dtype=tl.int32), lambda: tl.randperm(0)],
+}
+
+
+def assert_same(expected, actual, what):
+    if isinstance(expected, tuple):
+        assert isinstance(actual, tuple) and len(actual) == len(expected), what
+        for e, a in zip(expected, actual):
+            assert_same(e, a, what)
+        return
+    assert expected.dtype == actual.dtype, (what, expected.dtype, actual.dtype)
+    assert tuple(expected.shape) == tuple(actual.shape), (what, expected.shape, actual.shape)
+    e = expected.to(tl.float64).numpy() if expected.dtype in (tl.float16, tl.bfloat16) else expected.numpy()
+    a = actual.to(tl.float64).numpy() if actual.dtype in (tl.float16, tl.bfloat16) else actual.numpy()
+    if expected.dtype.is_floating_point:
+        # Sums accumulate in another order (and var/std with Welford's updates): a few ulps apart.
+        tol = {tl.float16: 2e-3, tl.bfloat16: 1.6e-2, tl.float32: 2e-5, tl.float64: 1e-12}[expected.dtype]
+        np.testing.assert_allclose(a, e, rtol=tol, atol=tol, equal_nan=True, err_msg=what)
+    else:
+        np.testing.assert_array_equal(a, e, err_msg=what)
+
+
+def test_every_cuda_kernel_has_samples():
+    """A new hand-written CUDA kernel needs samples here (or in RANDOM for random ops; copy_ has its own test)."""
+    covered = set(SAMPLES) | set(RANDOM) | {"copy"}
+    assert set(ON_HOST) <= covered, sorted(set(ON_HOST) - covered)
+    assert set(ON_HOST) >= covered, sorted(covered - set(ON_HOST))
+
+
+CASES = [(name, i) for name in sorted(SAMPLES) for i in range(len(SAMPLES[name]))]
+
+
+@pytest.mark.parametrize("name,i", CASES, ids=[f"{n}-{i}" for n, i in CASES])
+def test_matches_cpu_kernel(name, i):
+    fn, args, kw = SAMPLES[name][i]
+    expected = fn(*args, **kw)
+    with gpu_kernels_on_host():
+        actual = fn(*args, **kw)
+    assert_same(expected, actual, f"{name} sample {i}")
+
+
+RANDOM_CASES = [(name, i) for name in sorted(RANDOM) for i in range(len(RANDOM[name]))]
+
+
+@pytest.mark.parametrize("name,i", RANDOM_CASES, ids=[f"{n}-{i}" for n, i in RANDOM_CASES])
+def test_random_draws_the_cpu_numbers(name, i):
+    """The same seed gives the same numbers: the CUDA kernels read the same Philox stream positions."""
+    tl.manual_seed(2024)
+    expected = RANDOM[name][i]()
+    state = tl.default_generator.get_state() if hasattr(tl.default_generator, "get_state") else None
+    tl.manual_seed(2024)
+    with gpu_kernels_on_host():
+        actual = RANDOM[name][i]()
+    assert_same(expected, actual, name)
+    if state is not None:  # and advance the generator by as much
+        assert bytes(tl.default_generator.get_state().numpy()) == bytes(state.numpy())
+
+
+def test_flag_is_off_by_default_and_restored():
+    assert _C._set_gpu_kernels_on_host(False) is False
+    with gpu_kernels_on_host():
+        assert _C._set_gpu_kernels_on_host(True) is True
+    assert _C._set_gpu_kernels_on_host(False) is False
+
+
+@pytest.mark.parametrize("src_dtype", ["float32", "int64", "float16", "bool"])
+@pytest.mark.parametrize("layout", ["dense", "transposed", "broadcast", "strided_out"])
+def test_copy_kernel(src_dtype, layout):
+    """copy_'s CUDA kernel (same device): casts, broadcasts and any strides, through the host compilation."""
+    src = arr((4, 6), src_dtype, seed=3)
+    dst_dtype = {"float32": tl.float64, "int64": tl.int8, "float16": tl.float32, "bool": tl.int32}[src_dtype]
+    if layout == "transposed":
+        src = src.t()
+    if layout == "broadcast":
+        src = src[0]
+    shape = (6, 4) if layout == "transposed" else (4, 6)
+    results = []
+    for on_host in (False, True):
+        dst = tl.zeros(shape[1], shape[0] * 2, dtype=dst_dtype).t()[::2] if layout == "strided_out" else \
+            tl.zeros(*shape, dtype=dst_dtype)
+        if on_host:
+            with gpu_kernels_on_host():
+                dst.copy_(src)
+        else:
+            dst.copy_(src)
+        results.append(dst)
+    if layout == "strided_out":
+        assert not results[1].is_contiguous()
+    assert_same(results[0], results[1], f"copy_ {layout} {src_dtype}")
+
+
+def test_copy_kernel_refuses_overlap():
+    x = tl.arange(6.0)
+    with gpu_kernels_on_host(), pytest.raises(RuntimeError, match="more than one element"):
+        x.expand(3, 6).copy_(tl.zeros(3, 6))
+
+
+def test_reduction_errors_match_cpu():
+    """The checks are shared: the same exception type and words."""
+    cases = [lambda: tl.amax(tl.zeros(0)), lambda: tl.argmax(tl.zeros(2, 0), 1), lambda: tl.var(tl.arange(3)),
+             lambda: tl.all(tl.ones(2), out=tl.empty(2, dtype=tl.float32)),
+             lambda: tl.norm(tl.zeros(0), p=float("inf"))]
+    for case in cases:
+        with pytest.raises(Exception) as cpu:
+            case()
+        with gpu_kernels_on_host(), pytest.raises(Exception) as host:
+            case()
+        assert type(cpu.value) is type(host.value) and str(cpu.value) == str(host.value)
+
+
+# Whole test modules, run again with the CUDA kernels compiled for the host in place of the CPU kernels: the
+# schema-driven op tests (tests/test_ops.py), the gradchecks and forward-mode checks of every op
+# (tests/test_autograd_ops.py), the differential tests against PyTorch when it is installed, and the op
+# families' own modules. Left out: tests that expect the CPU kernel's name in a message, since the CUDA
+# kernels name themselves as PyTorch's do ("normal_kernel_cuda", "bernoulli_tensor_cuda_p_", "cumsum_cuda").
+MODULES = {
+    "tests/test_ops.py": None,
+    "tests/test_autograd_ops.py": None,
+    "tests/test_torch_diff.py": "not (test_reduction_and_scan_dtype_rules_match_torch and cum)",
+    "tests/test_reductions.py": "not test_bool_scans_are_not_implemented",
+    "tests/test_sum_accuracy.py": None,
+    "tests/test_random.py": "not (test_errors and (randn or normal or bernoulli))",
+    "tests/test_linalg.py": None,
+    "tests/test_creation.py": None,
+}
+
+
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_module_passes_with_gpu_kernels_on_host(module):
+    env = dict(os.environ, TORCHLITE_GPU_KERNELS_ON_HOST="1")
+    select = ["-k", MODULES[module]] if MODULES[module] else []
+    r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", module, *select],
+                       cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
+    assert r.returncode == 0, r.stdout[-4000:] + r.stderr[-2000:]
+    assert "passed" in r.stdout
