@@ -10,6 +10,8 @@ import sys
 import numpy as np
 import pytest
 
+import torchlite as tl
+
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # the repository root
 
 from benchmarks import cases, suite  # noqa: E402
@@ -111,3 +113,18 @@ def test_bad_arguments_are_reported():
         load(["jax"])
     with pytest.raises(SystemExit):
         suite.parse_args(["--threads", "0"])
+
+
+def test_cuda_benchmark_runs_or_says_there_is_no_gpu(tmp_path, capsys):
+    """benchmarks/cuda.py: a quick run on a GPU (copy, add and matmul numbers), else a clear message."""
+    from benchmarks import cuda
+
+    out = tmp_path / "cuda.json"
+    assert cuda.main(["--quick", "--json", str(out)]) == 0
+    text = capsys.readouterr().out
+    if not tl.cuda.is_available():
+        assert "no CUDA device here" in text
+        return
+    result = json.loads(text)
+    assert result["copy_GBps"] > 0 and result["add_GBps"] > 0
+    assert [m["dtype"] for m in result["matmul"]] == ["float32", "float16"]

@@ -201,6 +201,50 @@ SAMPLES = {
     "nanmedian.dim": [(tl.nanmedian, (with_nan(arr((3, 6)), [0, 1, 7, 17]), 1), {})],
     "mode": [(tl.mode, (arr((4, 9), "int64", low=0, high=3), 1), {}), (tl.mode, (arr((6, 5), "bool"), 0), {}),
              (tl.mode, (arr((3, 7)), -1), {})],
+    "index_select": [(tl.index_select, (arr((4, 5)), 1, tl.tensor([4, 0, 0, 2])), {}),
+                     (tl.index_select, (arr((4, 5), "int64", transposed=True), 0, tl.tensor([3, 1], dtype=tl.int32)), {}),
+                     (tl.index_select, (arr(()), 0, tl.tensor([0])), {})],
+    "gather": [(tl.gather, (arr((3, 4)), 1, tl.tensor([[0, 3], [1, 1], [2, 0]])), {}),
+               (tl.gather, (arr((3, 4), "float16"), 0, tl.tensor([[2, 0, 1, 1]])), {})],
+    "scatter.src": [(tl.scatter, (arr((3, 5)), 1, tl.tensor([[0, 4], [1, 1], [3, 2]]), arr((3, 2), seed=1)), {}),
+                    (tl.scatter, (arr((4, 3)), 0, tl.tensor([[3, 0, 3], [3, 3, 1]]), arr((2, 3), seed=2)), {})],
+    "scatter.value": [(tl.scatter, (arr((3, 5), "int32"), 1, tl.tensor([[0, 4], [2, 2], [3, 1]]), 7), {})],
+    "scatter.reduce": [(tl.scatter, (arr((3, 5)), 1, tl.tensor([[0, 0], [1, 1], [4, 4]]), arr((3, 2), seed=1)),
+                        {"reduce": r}) for r in ("add", "multiply")],
+    "scatter.value_reduce": [(tl.scatter, (arr((3, 4)), 0, tl.tensor([[1, 1, 0, 2]]), 2.5), {"reduce": "multiply"})],
+    "scatter_add": [(tl.scatter_add, (arr((3, 5)), 1, tl.tensor([[0, 0, 0], [1, 4, 1], [2, 2, 3]]), arr((3, 3), seed=1)), {}),
+                    (tl.scatter_add, (arr((2, 600), "float64"), 1, tl.zeros(2, 600, dtype=tl.int64), arr((2, 600), "float64", seed=9)), {})],
+    "scatter_reduce.two": [(tl.scatter_reduce, (arr((3, 5), dt), 1, tl.tensor([[0, 0, 4], [1, 3, 1], [2, 2, 2]]),
+                                                arr((3, 3), dt, seed=1), r), {"include_self": inc})
+                           for r in ("sum", "prod", "mean", "amax", "amin") for inc in (True, False)
+                           for dt in ("float32", "int64")],
+    "index_add": [(tl.index_add, (arr((4, 3)), 0, tl.tensor([3, 0, 3]), arr((3, 3), seed=1)), {"alpha": 2.0}),
+                  (tl.index_add, (arr((3, 4), "int32"), 1, tl.tensor([1, 1]), arr((3, 2), "int32", seed=2)), {})],
+    "index_copy": [(tl.index_copy, (arr((4, 3)), 0, tl.tensor([3, 1]), arr((2, 3), seed=1)), {}),
+                   (tl.index_copy, (arr((3, 4), "bool"), 1, tl.tensor([0, 2, 0]), arr((3, 3), "bool", seed=3)), {})],
+    "index_fill.int_Scalar": [(tl.index_fill, (arr((4, 3)), 0, tl.tensor([3, -1, 0]), -7.5), {}),
+                              (tl.index_fill, (arr((3, 4), "int64"), 1, tl.tensor([2]), 9), {})],
+    "index_fill.int_Tensor": [(tl.index_fill, (arr((4, 3)), 1, tl.tensor([0, 2]), tl.tensor(1.25)), {})],
+    "take": [(tl.take, (arr((3, 4)), tl.tensor([[0, 11], [-1, 5]])), {}),
+             (tl.take, (arr((3, 4), transposed=True), tl.tensor([1, 2, 3])), {})],
+    "nonzero": [(tl.nonzero, (arr((4, 5), "int64", low=0, high=1),), {}), (tl.nonzero, (arr((3000,), "bool", seed=5),), {}),
+                (tl.nonzero, (tl.zeros(3, 2),), {}), (tl.nonzero, (tl.tensor(2.0),), {})],
+    "masked_fill.Scalar": [(tl.masked_fill, (arr((3, 4)), arr((4,), "bool"), -1.0), {}),
+                           (tl.masked_fill, (arr((3, 4), "int32", transposed=True), arr((3, 1), "bool"), 5), {})],
+    "masked_fill.Tensor": [(tl.masked_fill, (arr((3, 4)), arr((3, 4), "bool"), tl.tensor(0.5)), {})],
+    "masked_select": [(tl.masked_select, (arr((3, 4)), arr((3, 4), "bool")), {}),
+                      (tl.masked_select, (arr((3, 1)), arr((2, 3, 4), "bool", seed=6)), {}),
+                      (tl.masked_select, (arr((5000,), seed=7), arr((5000,), "bool", seed=8)), {})],
+    "masked_scatter": [(tl.masked_scatter, (arr((3, 4)), arr((3, 4), "bool"), arr((12,), seed=1)), {}),
+                       (tl.masked_scatter, (arr((4, 3), transposed=True), arr((3,), "bool"), arr((4, 3), seed=2)), {})],
+    "_index": [(lambda x, i: x[i], (arr((4, 5)), (tl.tensor([3, 0, 3]), tl.tensor([1, 4, 4]))), {}),
+               (lambda x, i: x[i], (arr((4, 5, 6)), (slice(None), tl.tensor([[0, 1], [4, -1]]))), {}),
+               (lambda x, i: x[i], (arr((4, 5)), (arr((4, 5), "bool", seed=3),)), {}),
+               (lambda x, i: x[i], (arr((3, 4, 5)), (tl.tensor([0, 2]), slice(None), tl.tensor([1, 3]))), {})],
+    "index_put": [(lambda x, i, v, acc: x.index_put(i, v, acc), (arr((4, 5)), (tl.tensor([3, 0, 3]), tl.tensor([1, 4, 1])),
+                                                                arr((3,), seed=1), acc), {}) for acc in (False, True)] + [
+        (lambda x, i, v: x.index_put(i, v, True), (arr((5, 3), "int64"), (tl.tensor([0, 0, 4, 0]),),
+                                                   arr((4, 3), "int64", seed=2)), {})],
 }
 
 RANDOM = {
@@ -343,6 +387,7 @@ MODULES = {
     "tests/test_random.py": "not (test_errors and (randn or normal or bernoulli))",
     "tests/test_linalg.py": None,
     "tests/test_creation.py": None,
+    "tests/test_indexing.py": None,
 }
 
 

@@ -18,7 +18,9 @@ def test_without_a_gpu_every_device_call_raises_clearly():
     for call in (tl.cuda.current_device, tl.cuda.synchronize, tl.cuda.memory_allocated, tl.cuda.max_memory_allocated,
                  tl.cuda.memory_reserved, tl.cuda.reset_peak_memory_stats, lambda: tl.cuda.set_device(0),
                  lambda: tl.ones(2).cuda(), lambda: tl.ones(2).cuda(0), lambda: tl.zeros(2, device="cuda"),
-                 lambda: tl.ones(2).to("cuda:0", non_blocking=True)):
+                 lambda: tl.ones(2).to("cuda:0", non_blocking=True), tl.cuda.get_device_name,
+                 lambda: tl.tensor([1.0, 2.0], device="cuda"), lambda: tl.zeros(3).copy_(tl.zeros(3, device="cuda")),
+                 lambda: tl.arange(4, device="cuda"), lambda: tl.randn(2, device="cuda")):
         with pytest.raises(RuntimeError, match=NOT_AVAILABLE):
             call()
     tl.cuda.empty_cache()  # nothing to give back: not an error

@@ -102,10 +102,10 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
         if build is _C.bfloat16:
             dtype = _C.bfloat16
     target = dtype if dtype is not None else src.dtype
-    if device is not None and _C.device(device).type != "cpu":
-        raise RuntimeError("CUDA is not available: torchlite.tensor(..., device='cuda') comes with the CUDA issue")
     if src is data or src.dtype is not target:
         src = _C._to_dtype(src, target)
+    if device is not None and _C.device(device).type != "cpu":
+        src = src.to(device)  # built on the host, then copied (without a GPU: "CUDA is not available")
     if requires_grad:
         src.requires_grad_()
     return src

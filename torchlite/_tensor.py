@@ -15,7 +15,9 @@ class Tensor(_C.TensorBase):
         return np.asarray(self)
 
     def tolist(self):
-        """The tensor's values as (nested) Python lists of numbers."""
+        """The tensor's values as (nested) Python lists of numbers (copied from the device first for CUDA)."""
+        if self.device.type != "cpu":
+            return self.cpu().tolist()
         if self.dtype in (_C.float16, _C.bfloat16):
             return _C._to_dtype(self, _C.float32).numpy().tolist()
         return self.numpy().tolist()

@@ -200,7 +200,10 @@ def _nested_str(arr, indent, summarize, fmt, opts):
 
 
 def _values(t):
-    """The tensor's values as a NumPy array; float16 / bfloat16 widened to float32."""
+    """The tensor's values as a NumPy array (copied from the device for CUDA tensors); float16 / bfloat16
+    widened to float32."""
+    if t.device.type != "cpu":
+        t = t.cpu()
     if t.dtype in (_C.float16, _C.bfloat16):
         return _C._to_dtype(t, _C.float32).numpy()
     return t.numpy()

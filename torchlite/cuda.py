@@ -12,7 +12,7 @@ import sys as _sys
 
 from . import _C
 
-__all__ = ["is_available", "device_count", "current_device", "set_device", "synchronize", "memory_allocated",
+__all__ = ["is_available", "device_count", "current_device", "set_device", "synchronize", "get_device_name", "memory_allocated",
            "max_memory_allocated", "memory_reserved", "max_memory_reserved", "reset_peak_memory_stats",
            "empty_cache", "memory_stats"]
 
@@ -40,6 +40,11 @@ def is_available() -> bool:
 
 def device_count() -> int:
     return _C._cuda_device_count()
+
+
+def get_device_name(device=None) -> str:
+    """The name of a CUDA device (the current one by default)."""
+    return _C._cuda_get_device_name(_index(device))
 
 
 def current_device() -> int:

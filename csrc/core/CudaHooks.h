@@ -19,6 +19,7 @@ void init();  // registers the CUDA allocator when a device exists
 int current_device();
 void set_device(int device);
 void synchronize(int device);  // -1: the current device
+std::string device_name(int device);  // "NVIDIA H100 80GB HBM3"
 DeviceMemoryStats memory_stats(int device);
 void reset_peak_memory_stats(int device);
 void empty_cache();

@@ -10,6 +10,7 @@ void init() {}
 int current_device() { throw_not_available(); }
 void set_device(int) { throw_not_available(); }
 void synchronize(int) { throw_not_available(); }
+std::string device_name(int) { throw_not_available(); }
 DeviceMemoryStats memory_stats(int) { throw_not_available(); }
 void reset_peak_memory_stats(int) { throw_not_available(); }
 void empty_cache() {}

@@ -1,5 +1,7 @@
 #include "core/TensorFactory.h"
 
+#include "core/CudaHooks.h"
+
 #include <cstring>
 #include <limits>
 #include <utility>
@@ -96,8 +98,12 @@ Tensor scalar_to_tensor(const Scalar& s, bool wrapped) {
 
 Scalar item(const Tensor& t) {
   TL_CHECK(t.numel() == 1, "a Tensor with ", t.numel(), " elements cannot be converted to Scalar");
-  TL_CHECK(t.device().is_cpu(), "item(): CUDA tensors come with the CUDA issue");
   const char* p = static_cast<const char*>(t.data_ptr());
+  alignas(8) char host[8];
+  if (t.device().is_cuda()) {  // one element copied to the host (this waits for the device)
+    cuda::memcpy(host, p, static_cast<size_t>(t.element_size()), /*non_blocking=*/false);
+    p = host;
+  }
   switch (t.scalar_type()) {
     case ScalarType::Bool: return Scalar(*reinterpret_cast<const bool*>(p));
     case ScalarType::UInt8: return Scalar(int64_t(*reinterpret_cast<const uint8_t*>(p)));

@@ -236,9 +236,9 @@ PYBIND11_MODULE(_C, m) {
     TL_CHECK_TYPE(is_tensor(t.ptr()) && is_dtype(d.ptr()), "_to_dtype(tensor, dtype): expected a Tensor and a dtype");
     const Tensor& src = unwrap(t.ptr());
     Tensor r = empty_tensor(src.sizes(), to_scalar_type(d.ptr()), src.device());
-    copy_cast_cpu(r, src);
+    copy_cast(r, src);
     return py::reinterpret_steal<py::object>(wrap(r));
-  }, "A new contiguous copy of a CPU tensor in dtype; Tensor.to (core issue) replaces it.");
+  }, "A new contiguous copy of a tensor in dtype, without autograd (printing and tolist use it).");
   // Type promotion, as torch.result_type / promote_types / can_cast.
   m.def("result_type", [](py::object a, py::object b) {
     ResultTypeState state;

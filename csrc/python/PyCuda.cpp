@@ -72,6 +72,7 @@ struct HostBackedDeviceAllocator {
 void init_cuda(py::module_& m) {
   m.def("_cuda_current_device", []() { return cuda::current_device(); });
   m.def("_cuda_set_device", [](int device) { cuda::set_device(device); });
+  m.def("_cuda_get_device_name", [](int device) { return cuda::device_name(device); }, py::arg("device") = -1);
   m.def("_cuda_synchronize", [](int device) { cuda::synchronize(device); }, py::arg("device") = -1);
   m.def("_cuda_memory_stats", [](int device) { return stats_dict(cuda::memory_stats(device)); },
         py::arg("device") = -1);

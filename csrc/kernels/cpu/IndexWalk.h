@@ -1,13 +1,20 @@
 #pragma once
-// Shared machinery of the CPU indexing kernels (csrc/kernels/cpu/indexing.cpp):
-// a walker over a shape with several strided operands, a dtype switch, and the
-// index-tensor checks with PyTorch's messages.
+// Shared machinery of the indexing kernels (csrc/kernels/cpu/indexing.cpp, and the CUDA ones in
+// csrc/kernels/gpu/indexing.inc): a walker over a shape with several strided operands, a dtype switch,
+// and the index-tensor checks with PyTorch's messages.
 #include <cstdint>
 #include <initializer_list>
+#include <optional>
+#include <limits>
+#include <string_view>
+#include <type_traits>
 
 #include "core/Half.h"
 #include "core/Parallel.h"
 #include "core/Tensor.h"
+#include "core/TensorFactory.h"
+#include "kernels/Convert.h"
+#include "kernels/ElementwiseIter.h"
 #include "dispatch/Meta.h"
 #include "kernels/cpu/Dispatch.h"
 
@@ -115,5 +122,114 @@ void walk_scatter(const Walk& w, int64_t dim, const F& f) {
 // a scalar means in PyTorch).
 inline DimVector sizes_1d(const Tensor& t) { return t.dim() == 0 ? DimVector{1} : DimVector(t.sizes()); }
 inline DimVector strides_1d(const Tensor& t) { return t.dim() == 0 ? DimVector{1} : DimVector(t.strides()); }
+
+// ---------------------------------------------------------------- shared with the CUDA kernels (gpu/indexing.inc)
+
+inline int64_t ndim_1d(const Tensor& t) { return t.dim() == 0 ? 1 : t.dim(); }
+
+inline bool is_int_index(const Tensor& t) {
+  return t.scalar_type() == ScalarType::Int64 || t.scalar_type() == ScalarType::Int32;
+}
+
+template <typename T>
+T scalar_as(const Scalar& s) {
+  if constexpr (std::is_same_v<T, bool>) {
+    return s.to_bool();
+  } else if constexpr (std::is_integral_v<T>) {
+    return s.is_floating_point() ? convert<T>(s.to_double()) : convert<T>(s.to_long());
+  } else {
+    return convert<T>(s.to_double());
+  }
+}
+
+template <typename T>
+bool nonzero_value(T v) {
+  return static_cast<opmath_t<T>>(v) != static_cast<opmath_t<T>>(0);
+}
+
+
+// A contiguous int64 copy of an int32/int64 index tensor, each value checked
+// against [0, n) after adding n to a negative one when `wrap`; fail(v) raises
+// the op's error for the first bad value in row-major order.
+template <typename Fail>
+Tensor checked_index(const Tensor& index, int64_t n, bool wrap, const Fail& fail) {
+  Tensor idx = empty_tensor(index.sizes(), ScalarType::Int64);
+  if (idx.numel() == 0) return idx;
+  copy_cast_cpu(idx, index);
+  int64_t* p = idx.data<int64_t>();
+  for (int64_t i = 0, e = idx.numel(); i < e; ++i) {
+    int64_t v = p[i];
+    if (wrap && v < 0) v += n;
+    if (v < 0 || v >= n) fail(p[i]);
+    p[i] = v;
+  }
+  return idx;
+}
+
+[[noreturn]] inline void out_of_bounds(ErrorKind kind, const char* prefix, int64_t v, int64_t dim, int64_t n) {
+  throw_error(kind, str(prefix, "index ", v, " is out of bounds for dimension ", dim, " with size ", n));
+}
+
+
+// Strides of t broadcast to `shape` (0 in the broadcast dims).
+inline DimVector expanded_strides(const Tensor& t, IntArrayRef shape) {
+  DimVector s(shape.size(), 0);
+  int64_t off = static_cast<int64_t>(shape.size()) - t.dim();
+  for (int64_t d = 0; d < t.dim(); ++d)
+    if (t.sizes()[d] != 1) s[off + d] = t.strides()[d];
+  return s;
+}
+
+// Strides of a 1-D index laid out along `dim` of an n-dim walk (0 elsewhere).
+inline DimVector along_dim(size_t n, int64_t dim) {
+  DimVector s(n, 0);
+  s[dim] = 1;
+  return s;
+}
+
+inline DimVector zeros_dims(size_t n) { return DimVector(n, 0); }
+
+
+enum class Reduce { None, Sum, Prod, Mean, Max, Min };
+
+inline Reduce legacy_reduce(std::string_view r) {
+  if (r == "add") return Reduce::Sum;
+  if (r == "multiply") return Reduce::Prod;
+  TL_ERROR("reduce argument must be either add or multiply.");
+}
+
+inline Reduce two_reduce(std::string_view r) {
+  if (r == "sum") return Reduce::Sum;
+  if (r == "prod") return Reduce::Prod;
+  if (r == "mean") return Reduce::Mean;
+  if (r == "amax" || r == "max") return Reduce::Max;
+  if (r == "amin" || r == "min") return Reduce::Min;
+  TL_ERROR("reduce argument must be either sum, prod, mean, amax or amin, got ", r);
+}
+
+
+// self[indices] as a walk: the result's shape, self's strides laid out in it (0 in the dims the index
+// tensors broadcast to), and `lin`, the element offset into self each index position selects (over the
+// broadcast shape, laid out in the result by lin_strides).
+struct AdvancedIndex {
+  Tensor base;  // self, or a view of it with dims added for 0-dim bool indices
+  int64_t first_broadcast = 0;  // where the index dims sit in `result`, and how many there are
+  int64_t num_broadcast = 0;
+  DimVector result;
+  DimVector src_strides;
+  DimVector lin_strides;
+  Tensor lin;
+};
+
+// The checks and the result's shape, and with build also `lin` (on self's device; index tensors on a CUDA
+// device are read through a host copy). Defined in kernels/cpu/indexing.cpp.
+AdvancedIndex plan_index(const Tensor& self, ArrayRef<std::optional<Tensor>> indices, bool build);
+
+// A contiguous host copy of t (index values the host must read).
+inline Tensor contiguous_on_host(const Tensor& t) {
+  Tensor h = empty_tensor(t.sizes(), t.scalar_type(), Device(DeviceType::CPU));
+  copy_cast(h, t);
+  return h;
+}
 
 }  // namespace torchlite::index_walk

@@ -16,7 +16,9 @@
 #include "kernels/Convert.h"
 #include "kernels/ElementwiseIter.h"
 #include "kernels/_index.h"
+#include "dispatch/KernelTable.h"
 #include "kernels/cpu/IndexWalk.h"
+#include "kernels/gpu/Indexing.h"
 #include "kernels/gather.h"
 #include "kernels/index_add.h"
 #include "kernels/index_copy.h"
@@ -53,50 +55,6 @@ TensorMeta meta_like(const Tensor& t, IntArrayRef sizes) {
   return m;
 }
 
-int64_t ndim_1d(const Tensor& t) { return t.dim() == 0 ? 1 : t.dim(); }
-
-bool is_int_index(const Tensor& t) {
-  return t.scalar_type() == ScalarType::Int64 || t.scalar_type() == ScalarType::Int32;
-}
-
-template <typename T>
-T scalar_as(const Scalar& s) {
-  if constexpr (std::is_same_v<T, bool>) {
-    return s.to_bool();
-  } else if constexpr (std::is_integral_v<T>) {
-    return s.is_floating_point() ? convert<T>(s.to_double()) : convert<T>(s.to_long());
-  } else {
-    return convert<T>(s.to_double());
-  }
-}
-
-template <typename T>
-bool nonzero_value(T v) {
-  return static_cast<opmath_t<T>>(v) != static_cast<opmath_t<T>>(0);
-}
-
-// A contiguous int64 copy of an int32/int64 index tensor, each value checked
-// against [0, n) after adding n to a negative one when `wrap`; fail(v) raises
-// the op's error for the first bad value in row-major order.
-template <typename Fail>
-Tensor checked_index(const Tensor& index, int64_t n, bool wrap, const Fail& fail) {
-  Tensor idx = empty_tensor(index.sizes(), ScalarType::Int64);
-  if (idx.numel() == 0) return idx;
-  copy_cast_cpu(idx, index);
-  int64_t* p = idx.data<int64_t>();
-  for (int64_t i = 0, e = idx.numel(); i < e; ++i) {
-    int64_t v = p[i];
-    if (wrap && v < 0) v += n;
-    if (v < 0 || v >= n) fail(p[i]);
-    p[i] = v;
-  }
-  return idx;
-}
-
-[[noreturn]] void out_of_bounds(ErrorKind kind, const char* prefix, int64_t v, int64_t dim, int64_t n) {
-  throw_error(kind, str(prefix, "index ", v, " is out of bounds for dimension ", dim, " with size ", n));
-}
-
 // Runs body(target) on `out` when it has dtype t (and is contiguous, if asked), else on a fresh tensor
 // that is then cast into out (an out= tensor of another dtype).
 template <typename F>
@@ -109,24 +67,6 @@ void into(const Tensor& out, ScalarType t, bool need_contiguous, const F& body) 
   body(tmp);
   copy_cast_cpu(out, tmp);
 }
-
-// Strides of t broadcast to `shape` (0 in the broadcast dims).
-DimVector expanded_strides(const Tensor& t, IntArrayRef shape) {
-  DimVector s(shape.size(), 0);
-  int64_t off = static_cast<int64_t>(shape.size()) - t.dim();
-  for (int64_t d = 0; d < t.dim(); ++d)
-    if (t.sizes()[d] != 1) s[off + d] = t.strides()[d];
-  return s;
-}
-
-// Strides of a 1-D index laid out along `dim` of an n-dim walk (0 elsewhere).
-DimVector along_dim(size_t n, int64_t dim) {
-  DimVector s(n, 0);
-  s[dim] = 1;
-  return s;
-}
-
-DimVector zeros_dims(size_t n) { return DimVector(n, 0); }
 
 // out[i] = src[i + idx[i] * dim_stride] over a walk of (out, src with 0 along the dim, idx).
 void gather_walk(const Walk& w, const Tensor& out, const Tensor& src, const Tensor& idx, int64_t dim_stride,
@@ -144,23 +84,6 @@ void gather_walk(const Walk& w, const Tensor& out, const Tensor& src, const Tens
 }
 
 // ---------------------------------------------------------------- scatter family
-
-enum class Reduce { None, Sum, Prod, Mean, Max, Min };
-
-Reduce legacy_reduce(std::string_view r) {
-  if (r == "add") return Reduce::Sum;
-  if (r == "multiply") return Reduce::Prod;
-  TL_ERROR("reduce argument must be either add or multiply.");
-}
-
-Reduce two_reduce(std::string_view r) {
-  if (r == "sum") return Reduce::Sum;
-  if (r == "prod") return Reduce::Prod;
-  if (r == "mean") return Reduce::Mean;
-  if (r == "amax" || r == "max") return Reduce::Max;
-  if (r == "amin" || r == "min") return Reduce::Min;
-  TL_ERROR("reduce argument must be either sum, prod, mean, amax or amin, got ", r);
-}
 
 void check_scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor* src) {
   int64_t d = wrap_dim(dim, ndim_1d(self));
@@ -415,6 +338,16 @@ int64_t count_nonzero_cpu(const Tensor& t) {
   return c;
 }
 
+// The metas' count (the result's size): on the device for CUDA tensors, and through the CUDA kernel
+// compiled for the host when the tests ask for it (dispatch/KernelTable.h).
+int64_t count_nonzero(const Tensor& t) {
+#ifdef TORCHLITE_WITH_CUDA
+  if (t.device().is_cuda()) return kernels::count_nonzero_cuda(t);
+#endif
+  if (g_gpu_kernels_on_host.load(std::memory_order_relaxed)) return kernels::on_host::count_nonzero_cuda(t);
+  return count_nonzero_cpu(t);
+}
+
 // The coordinates of t's nonzero entries, in row-major order, into the (count, t.dim()) int64 array out.
 void nonzero_fill(const Tensor& t, int64_t* out) {
   const int64_t nd = t.dim();
@@ -440,19 +373,10 @@ void nonzero_fill(const Tensor& t, int64_t* out) {
 
 // ---------------------------------------------------------------- advanced indexing
 
-// self[indices] as a walk: the result's shape, self's strides laid out in it (0 in the dims the index
-// tensors broadcast to), and `lin`, the element offset into self each index position selects (over the
-// broadcast shape, laid out in the result by lin_strides).
-struct AdvancedIndex {
-  Tensor base;  // self, or a view of it with dims added for 0-dim bool indices
-  DimVector result;
-  DimVector src_strides;
-  DimVector lin_strides;
-  Tensor lin;
-};
+}  // namespace
 
 // With build=false only the checks and the result shape (bool masks are counted, not expanded).
-AdvancedIndex plan_index(const Tensor& self, ArrayRef<std::optional<Tensor>> indices, bool build) {
+AdvancedIndex index_walk::plan_index(const Tensor& self, ArrayRef<std::optional<Tensor>> indices, bool build) {
   Tensor base = self;
   // Each entry: an integer index for one dim (or none), after expanding bool masks.
   std::vector<std::optional<Tensor>> idx;
@@ -464,7 +388,9 @@ AdvancedIndex plan_index(const Tensor& self, ArrayRef<std::optional<Tensor>> ind
       ++consumed;
       continue;
     }
-    const Tensor& t = *entry;
+    // Index values are read on the host: an index on a CUDA device is copied here first (the result's
+    // offsets go back to self's device below).
+    const Tensor t = entry->device().is_cpu() ? *entry : contiguous_on_host(*entry);
     ScalarType st = t.scalar_type();
     if (st == ScalarType::Bool || st == ScalarType::UInt8) {
       if (t.dim() == 0) {
@@ -488,7 +414,7 @@ AdvancedIndex plan_index(const Tensor& self, ArrayRef<std::optional<Tensor>> ind
         TL_CHECK_INDEX(t.sizes()[j] == base.sizes()[at], "The shape of the mask ", t.sizes(), " at index ", j,
                        " does not match the shape of the indexed tensor ", base.sizes(), " at index ", at);
       }
-      int64_t count = count_nonzero_cpu(t);
+      int64_t count = count_nonzero_cpu(t);  // t is on the host
       if (build) {
         Tensor nz = empty_tensor(DimVector{count, t.dim()}.ref(), ScalarType::Int64);
         if (count > 0) nonzero_fill(t, nz.data<int64_t>());
@@ -562,6 +488,8 @@ AdvancedIndex plan_index(const Tensor& self, ArrayRef<std::optional<Tensor>> ind
     }
   };
   push_rest(0, insert_at);
+  a.first_broadcast = static_cast<int64_t>(a.result.size());
+  a.num_broadcast = nb;
   push_broadcast();
   push_rest(insert_at, nd);
   if (!build) return a;
@@ -581,10 +509,14 @@ AdvancedIndex plan_index(const Tensor& self, ArrayRef<std::optional<Tensor>> ind
     const int64_t* pv = v.data<int64_t>();
     for (int64_t i = 0; i < nl; ++i) pl[i] += pv[i] * stride;
   }
+  if (!base.device().is_cpu()) {
+    Tensor on_device = empty_tensor(a.lin.sizes(), ScalarType::Int64, base.device());
+    copy_cast(on_device, a.lin);
+    a.lin = on_device;
+  }
   return a;
 }
 
-}  // namespace
 
 // ---------------------------------------------------------------- index_select
 
@@ -787,7 +719,7 @@ void kernels::take_out_cpu(const Tensor& self, const Tensor& index, const Tensor
 
 TensorMeta meta::nonzero_meta(const Tensor& self) {
   TensorMeta m;
-  m.sizes = DimVector{count_nonzero_cpu(self), self.dim()};
+  m.sizes = DimVector{count_nonzero(self), self.dim()};
   m.dtype = ScalarType::Int64;
   m.device = self.device();
   m.exact_dtype = true;
@@ -841,7 +773,7 @@ TensorMeta meta::masked_select_meta(const Tensor& self, const Tensor& mask) {
   TL_CHECK(mask.scalar_type() == ScalarType::Bool, "masked_select: expected BoolTensor for mask");
   DimVector shape = broadcast_shapes({&self, &mask});
   int64_t total = compute_numel(shape.ref());
-  int64_t count = total == 0 ? 0 : count_nonzero_cpu(mask) * (total / mask.numel());
+  int64_t count = total == 0 ? 0 : count_nonzero(mask) * (total / mask.numel());
   return meta_like(self, DimVector{count}.ref());
 }
 

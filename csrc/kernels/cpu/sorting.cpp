@@ -334,7 +334,19 @@ void unique_slices(const T* x, int64_t n, int64_t m, std::vector<int64_t>& first
 // unique over slices along dim (every element when dim is absent).
 std::tuple<Tensor, Tensor, Tensor> unique_impl(const Tensor& self, std::optional<int64_t> dim, bool return_inverse,
                                                bool return_counts) {
-  TL_CHECK(self.device().is_cpu(), "unique: CUDA tensors come with the CUDA issue");
+  if (!self.device().is_cpu()) {
+    // CUDA: computed on a host copy (the output sizes depend on the data, so the host waits for the device
+    // anyway), then moved back. A device-side unique would sort on the device first.
+    Tensor host = empty_tensor(self.sizes(), self.scalar_type(), Device(DeviceType::CPU));
+    copy_cast(host, self);
+    auto [values, inverse, counts] = unique_impl(host, dim, return_inverse, return_counts);
+    auto to_device = [&](const Tensor& t) {
+      Tensor d = empty_tensor(t.sizes(), t.scalar_type(), self.device());
+      copy_cast(d, t);
+      return d;
+    };
+    return {to_device(values), to_device(inverse), to_device(counts)};
+  }
   ScalarType t = self.scalar_type();
   int64_t d = dim.has_value() ? wrap_dim(*dim, self.dim()) : 0;
   // Slices of m elements: dim first, the other dims flattened behind it.

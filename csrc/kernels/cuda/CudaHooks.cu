@@ -86,6 +86,12 @@ void synchronize(int device) {
   check(cudaSetDevice(prev), "cudaSetDevice");
 }
 
+std::string device_name(int device) {
+  cudaDeviceProp prop{};
+  check(cudaGetDeviceProperties(&prop, resolve_device(device)), "cudaGetDeviceProperties");
+  return prop.name;
+}
+
 DeviceMemoryStats memory_stats(int device) {
   return allocator().stats(resolve_device(device));
 }

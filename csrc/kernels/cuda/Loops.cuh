@@ -47,6 +47,17 @@ __global__ void elementwise_kernel(int64_t numel, Args<N, op_t> a, F f, std::ind
   }
 }
 
+// Every non-scalar operand dense (ElementwiseIter::is_contiguous): element idx of each is at idx.
+template <typename in_t, typename out_t, typename op_t, int N, typename F, size_t... I>
+__global__ void contiguous_kernel(int64_t numel, Args<N, op_t> a, F f, std::index_sequence<I...>) {
+  for (int64_t idx = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; idx < numel;
+       idx += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    reinterpret_cast<out_t*>(a.data[0])[idx] = convert<out_t>(
+        f((a.is_scalar[1 + I] ? a.scalar[1 + I]
+                              : static_cast<op_t>(reinterpret_cast<const in_t*>(a.data[1 + I])[idx]))...));
+  }
+}
+
 }  // namespace cuda_detail
 
 template <typename in_t, typename out_t = in_t, typename F>
@@ -66,8 +77,13 @@ void gpu_kernel(ElementwiseIter& it, const F& f) {
   constexpr int kThreads = 256;
   int64_t blocks = (it.numel + kThreads - 1) / kThreads;
   if (blocks > 65535 * 4) blocks = 65535 * 4;
-  cuda_detail::elementwise_kernel<in_t, out_t, op_t, N>
-      <<<static_cast<unsigned>(blocks), kThreads>>>(it.numel, a, f, std::make_index_sequence<N>{});
+  if (it.is_contiguous()) {
+    cuda_detail::contiguous_kernel<in_t, out_t, op_t, N>
+        <<<static_cast<unsigned>(blocks), kThreads>>>(it.numel, a, f, std::make_index_sequence<N>{});
+  } else {
+    cuda_detail::elementwise_kernel<in_t, out_t, op_t, N>
+        <<<static_cast<unsigned>(blocks), kThreads>>>(it.numel, a, f, std::make_index_sequence<N>{});
+  }
   cudaError_t err = cudaGetLastError();
   TL_CHECK(err == cudaSuccess, "CUDA kernel launch failed: ", cudaGetErrorString(err));
   it.finish();  // the cast into out's dtype, when it differs
