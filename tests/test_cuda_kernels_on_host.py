@@ -397,5 +397,7 @@ def test_module_passes_with_gpu_kernels_on_host(module):
     select = ["-k", MODULES[module]] if MODULES[module] else []
     r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", module, *select],
                        cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
+    if r.returncode == 5:  # nothing ran: the module skipped itself (tests/test_torch_diff.py without PyTorch)
+        pytest.skip(f"{module} ran no test here: {r.stdout.strip().splitlines()[-1]}")
     assert r.returncode == 0, r.stdout[-4000:] + r.stderr[-2000:]
     assert "passed" in r.stdout

@@ -6,11 +6,11 @@
 #include <utility>
 #include <vector>
 
+#include "core/CudaHooks.h"
 #include "core/Parallel.h"
 #include "core/TensorFactory.h"
 #include "kernels/Convert.h"
 #include "kernels/copy.h"
-#include "core/CudaHooks.h"
 
 namespace torchlite {
 

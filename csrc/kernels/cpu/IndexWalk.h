@@ -147,7 +147,6 @@ bool nonzero_value(T v) {
   return static_cast<opmath_t<T>>(v) != static_cast<opmath_t<T>>(0);
 }
 
-
 // A contiguous int64 copy of an int32/int64 index tensor, each value checked
 // against [0, n) after adding n to a negative one when `wrap`; fail(v) raises
 // the op's error for the first bad value in row-major order.
@@ -170,7 +169,6 @@ Tensor checked_index(const Tensor& index, int64_t n, bool wrap, const Fail& fail
   throw_error(kind, str(prefix, "index ", v, " is out of bounds for dimension ", dim, " with size ", n));
 }
 
-
 // Strides of t broadcast to `shape` (0 in the broadcast dims).
 inline DimVector expanded_strides(const Tensor& t, IntArrayRef shape) {
   DimVector s(shape.size(), 0);
@@ -189,7 +187,6 @@ inline DimVector along_dim(size_t n, int64_t dim) {
 
 inline DimVector zeros_dims(size_t n) { return DimVector(n, 0); }
 
-
 enum class Reduce { None, Sum, Prod, Mean, Max, Min };
 
 inline Reduce legacy_reduce(std::string_view r) {
@@ -206,7 +203,6 @@ inline Reduce two_reduce(std::string_view r) {
   if (r == "amin" || r == "min") return Reduce::Min;
   TL_ERROR("reduce argument must be either sum, prod, mean, amax or amin, got ", r);
 }
-
 
 // self[indices] as a walk: the result's shape, self's strides laid out in it (0 in the dims the index
 // tensors broadcast to), and `lin`, the element offset into self each index position selects (over the

@@ -517,7 +517,6 @@ AdvancedIndex index_walk::plan_index(const Tensor& self, ArrayRef<std::optional<
   return a;
 }
 
-
 // ---------------------------------------------------------------- index_select
 
 TensorMeta meta::index_select_meta(const Tensor& self, int64_t dim, const Tensor& index) {
