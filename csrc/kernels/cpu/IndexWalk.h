@@ -169,6 +169,19 @@ Tensor checked_index(const Tensor& index, int64_t n, bool wrap, const Fail& fail
   throw_error(kind, str(prefix, "index ", v, " is out of bounds for dimension ", dim, " with size ", n));
 }
 
+// Runs body(target) on `out` when it has dtype t (and is contiguous, if asked), else on a fresh tensor
+// that is then cast into out (an out= tensor of another dtype).
+template <typename F>
+void into(const Tensor& out, ScalarType t, bool need_contiguous, const F& body) {
+  if (out.scalar_type() == t && (!need_contiguous || out.is_contiguous())) {
+    body(out);
+    return;
+  }
+  Tensor tmp = empty_tensor(out.sizes(), t, out.device());
+  body(tmp);
+  copy_cast(out, tmp);
+}
+
 // Strides of t broadcast to `shape` (0 in the broadcast dims).
 inline DimVector expanded_strides(const Tensor& t, IntArrayRef shape) {
   DimVector s(shape.size(), 0);

@@ -171,6 +171,15 @@ inline void check_scan_inplace_dtype(const Tensor& self, std::optional<ScalarTyp
            cpp_type_name(*dtype), " should match");
 }
 
+// Sorting and selection: the size of dim (1 for a 0-dim tensor), and the kernels that refuse bool.
+inline int64_t dim_size(const Tensor& self, int64_t dim) {
+  const int64_t d = wrap_dim(dim, self.dim());
+  return self.dim() == 0 ? 1 : self.size(d);
+}
+inline void check_not_bool(const Tensor& self, const char* kernel_name) {
+  if (self.scalar_type() == ScalarType::Bool) throw_dtype_not_implemented(kernel_name, ScalarType::Bool);
+}
+
 constexpr int64_t kBlock = kGrainSize;
 
 // leaf(begin, n) -> acc_t reduces a block; combine(a, b) joins two results (a before b).

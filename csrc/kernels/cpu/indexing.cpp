@@ -55,19 +55,6 @@ TensorMeta meta_like(const Tensor& t, IntArrayRef sizes) {
   return m;
 }
 
-// Runs body(target) on `out` when it has dtype t (and is contiguous, if asked), else on a fresh tensor
-// that is then cast into out (an out= tensor of another dtype).
-template <typename F>
-void into(const Tensor& out, ScalarType t, bool need_contiguous, const F& body) {
-  if (out.scalar_type() == t && (!need_contiguous || out.is_contiguous())) {
-    body(out);
-    return;
-  }
-  Tensor tmp = empty_tensor(out.sizes(), t, out.device());
-  body(tmp);
-  copy_cast_cpu(out, tmp);
-}
-
 // out[i] = src[i + idx[i] * dim_stride] over a walk of (out, src with 0 along the dim, idx).
 void gather_walk(const Walk& w, const Tensor& out, const Tensor& src, const Tensor& idx, int64_t dim_stride,
                  const char* op) {

@@ -22,6 +22,8 @@
 namespace torchlite {
 
 using reduce::Rows;
+using reduce::check_not_bool;
+using reduce::dim_size;
 
 namespace {
 
@@ -79,11 +81,6 @@ int64_t select_index(const T* x, int64_t n, int64_t k, int64_t* idx) {
 
 uint64_t dim_mask(const Tensor& self, int64_t dim) { return uint64_t(1) << wrap_dim(dim, self.dim()); }
 
-// The size of dim (1 for a 0-dim tensor).
-int64_t dim_size(const Tensor& self, int64_t dim) {
-  int64_t d = wrap_dim(dim, self.dim());
-  return self.dim() == 0 ? 1 : self.size(d);
-}
 
 DimVector reduced(const Tensor& self, int64_t dim, bool keepdim) {
   int64_t d = wrap_dim(dim, self.dim());
@@ -145,9 +142,6 @@ void median_impl(const char* op, const Tensor& self, int64_t dim, const Tensor& 
       /*with_bool=*/false);
 }
 
-void check_not_bool(const Tensor& self, const char* kernel_name) {
-  if (self.scalar_type() == ScalarType::Bool) throw_dtype_not_implemented(kernel_name, ScalarType::Bool);
-}
 
 // Sorted rows along dim, keeping the first k of each, written through the outputs' own strides.
 void sorted_rows(const char* op, const Tensor& self, int64_t dim, int64_t k, bool descending, const Tensor& values,
