@@ -312,13 +312,13 @@ def test_random_draws_the_cpu_numbers(name, i):
     """The same seed gives the same numbers: the CUDA kernels read the same Philox stream positions."""
     tl.manual_seed(2024)
     expected = RANDOM[name][i]()
-    state = tl.default_generator.get_state() if hasattr(tl.default_generator, "get_state") else None
+    state = tl.default_generator.get_state()
     tl.manual_seed(2024)
     with gpu_kernels_on_host():
         actual = RANDOM[name][i]()
     assert_same(expected, actual, name)
-    if state is not None:  # and advance the generator by as much
-        assert bytes(tl.default_generator.get_state().numpy()) == bytes(state.numpy())
+    # and advance the generator by as much
+    assert bytes(tl.default_generator.get_state().numpy()) == bytes(state.numpy())
 
 
 def test_flag_is_off_by_default_and_restored():

@@ -1,5 +1,6 @@
 #pragma once
-// The row reduction under the CUDA reduction kernels (kernels/gpu/reductions.inc, sum.inc): `nout` rows
+// The row reduction under the CUDA reductions (kernels/gpu/reductions.inc; the range check of random.inc and
+// the counts of indexing.inc): `nout` rows
 // of `row` contiguous elements (reduce::rows() lays any input out so), each reduced by an Op:
 //   acc_t                            the accumulator;
 //   acc_t load(in_t v, int64_t k)    element k of a row as an accumulator;
