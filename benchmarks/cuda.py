@@ -95,6 +95,10 @@ def main(argv=None) -> int:
     if not tl.cuda.is_available():
         print("benchmarks.cuda: no CUDA device here (torchlite.cuda.is_available() is False); nothing measured")
         return 0
+    if tl.cuda._is_emulated():
+        print("benchmarks.cuda: the CUDA device is emulated in host memory (TORCHLITE_EMULATE_CUDA=1); nothing "
+              "measured")
+        return 0
     numel, n, min_time = (1 << 20, 256, 0.02) if args.quick else (64 << 20, 4096, 0.2)
     result = run(numel, n, min_time)
     print(json.dumps(result, indent=2))

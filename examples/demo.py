@@ -17,6 +17,9 @@ i = tl.ones(2, 3, dtype=tl.int32)
 print("int32 + 2.5 promotes like PyTorch:", (i + 2.5).dtype, "; int32 + 1 stays", (i + 1).dtype)
 print("numpy interop:", x.numpy().sum(), tl.tensor(x.numpy()).tolist())
 print("CUDA available:", tl.cuda.is_available(), " built with CUDA:", tl.version.cuda)
+if tl.cuda.is_available():
+    xc = x.cuda()
+    print(tl.cuda.get_device_name(), ":", (xc @ xc.t()).sigmoid().sum(1), "->", (xc * 2).cpu().tolist())
 
 # autograd: formulas from native_functions.yaml, run by the C++ engine
 w = tl.tensor([[0.5, -1.0], [2.0, 0.25], [1.0, 1.0]], requires_grad=True)

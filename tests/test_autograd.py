@@ -135,6 +135,23 @@ def test_inference_tensors():
         z.backward()
 
 
+def test_data_is_untracked():
+    """.data shares memory but not the version counter: a write through it is not an in-place error later,
+    where one through detach() is (PyTorch's semantics)."""
+    x = leaf(1.0, 2.0)
+    y = (x * x).sum()
+    d = x.data
+    assert not d.requires_grad and d.is_leaf and d.grad_fn is None and d.shape == x.shape
+    d[0] = 3.0
+    assert x._version == 0 and d._version == 1 and x.tolist() == [3.0, 2.0]
+    y.backward()
+    assert x.grad.tolist() == [6.0, 4.0]  # the saved x is read as it is now
+    z = (x * x).sum()
+    x.detach()[1] = 5.0
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        z.backward()
+
+
 def test_detach_and_requires_grad():
     x = leaf(1.0, 2.0)
     y = x * 2

@@ -160,15 +160,20 @@ def test_gradcheck(nf, label, kind):
     if not inputs:
         pytest.fail(f"{nf.schema.full_name}: its sample has no floating input to differentiate")
     if "random" in nf.tags:
-        outs = fn(*inputs)
-        outs = outs if isinstance(outs, tuple) else (outs,)
-        grads = tl.autograd.grad([o for o in outs if o.requires_grad], inputs,
-                                 [tl.ones_like(o) for o in outs if o.requires_grad], allow_unused=True)
-        for x, g in zip(inputs, grads):
-            assert g is not None and tuple(g.shape) == tuple(x.shape) and not g.any(), (
-                f"{nf.schema.full_name}: a random op's gradient is zero by definition")
+        check_zero_gradient(nf, fn, inputs)
         return
     assert gradcheck(fn, inputs)
+
+
+def check_zero_gradient(nf, fn, inputs):
+    """A random op's gradient: zero by definition, of each input's shape, on its device."""
+    outs = fn(*inputs)
+    outs = outs if isinstance(outs, tuple) else (outs,)
+    grads = tl.autograd.grad([o for o in outs if o.requires_grad], inputs,
+                             [tl.ones_like(o) for o in outs if o.requires_grad], allow_unused=True)
+    for x, g in zip(inputs, grads):
+        assert g is not None and tuple(g.shape) == tuple(x.shape) and g.device == x.device and not g.any(), (
+            f"{nf.schema.full_name}: a random op's gradient is zero by definition")
 
 
 @pytest.mark.parametrize("nf,label,kind", [c for c in CASES if "random" not in c.values[0].tags])

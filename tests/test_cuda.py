@@ -1,8 +1,10 @@
-"""CUDA tensors on a GPU: transfers, device rules, every op of the schema against the CPU, gradients.
+"""CUDA tensors: transfers, device rules, random streams, large reductions, matmul, gradients, memory.
 
-These need a CUDA device and skip without one (torchlite.cuda.is_available() is False). Without a GPU,
-tests/test_cuda_kernels_on_host.py checks the hand-written CUDA kernels compiled for the host, and
-tests/test_cuda_runtime.py the runtime's errors and allocator.
+These need a CUDA device and skip without one (torchlite.cuda.is_available() is False): a GPU, or the
+emulated device that tests/test_cuda_emulated.py runs them on. tests/test_cuda_ops.py runs every op of the
+schema on the device against the CPU. Without a GPU, tests/test_cuda_kernels_on_host.py also checks the
+hand-written CUDA kernels compiled for the host, and tests/test_cuda_runtime.py the runtime's errors and
+allocator.
 """
 from __future__ import annotations
 
@@ -12,7 +14,8 @@ import pytest
 import torchlite as tl
 
 pytestmark = pytest.mark.skipif(not tl.cuda.is_available(),
-                                reason="needs a CUDA GPU: torchlite.cuda.is_available() is False here")
+                                reason="needs a CUDA device: torchlite.cuda.is_available() is False here "
+                                       "(tests/test_cuda_emulated.py runs this module on the emulated device)")
 
 DTYPES = [tl.float32, tl.float64, tl.float16, tl.bfloat16, tl.int64, tl.int32, tl.int8, tl.uint8, tl.bool]
 
@@ -92,8 +95,16 @@ def test_autograd_on_cuda():
 
 def test_memory_is_reused():
     tl.cuda.empty_cache()
+    base = tl.cuda.memory_allocated()
     x = tl.empty(1 << 20, device="cuda")
-    used = tl.cuda.memory_allocated()
+    used, reserved = tl.cuda.memory_allocated(), tl.cuda.memory_reserved()
+    hits = tl.cuda.memory_stats()["cache_hits"]
+    assert used >= base + 4 * (1 << 20)
     del x
-    tl.empty(1 << 20, device="cuda")
-    assert tl.cuda.memory_allocated() == used
+    assert tl.cuda.memory_allocated() == base and tl.cuda.memory_reserved() == reserved  # cached, not freed
+    y = tl.empty(1 << 20, device="cuda")  # the cached block again
+    assert tl.cuda.memory_allocated() == used and tl.cuda.memory_reserved() == reserved
+    assert tl.cuda.memory_stats()["cache_hits"] == hits + 1
+    del y
+    tl.cuda.empty_cache()
+    assert tl.cuda.memory_reserved() < reserved

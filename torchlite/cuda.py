@@ -34,8 +34,14 @@ if _cublas is not None:
 
 
 def is_available() -> bool:
-    """True when torchlite was built with CUDA and a CUDA device is present."""
+    """True when torchlite was built with CUDA and a CUDA device is present (or emulated: see _is_emulated)."""
     return _C._cuda_device_count() > 0
+
+
+def _is_emulated() -> bool:
+    """True when TORCHLITE_EMULATE_CUDA=1 was set at import: one CUDA device emulated in host memory, for tests
+    on machines without a GPU (core/CudaEmulation.cpp). Not PyTorch API."""
+    return _C._cuda_is_emulated()
 
 
 def device_count() -> int:

@@ -2,6 +2,7 @@
 // ops and with cat/clone/copy_.
 #include <algorithm>
 
+#include "core/CudaHooks.h"
 #include "core/TensorFactory.h"
 #include "dispatch/Meta.h"
 #include "kernels/generic/ViewUtils.h"
@@ -233,7 +234,7 @@ Tensor composite::_to_copy(const Tensor& self, std::optional<ScalarType> dtype, 
 Tensor composite::to_device(const Tensor& self, std::optional<Device> device, std::optional<ScalarType> dtype,
                             bool non_blocking, bool copy) {
   Device dev = device.value_or(self.device());
-  if (dev.is_cuda() && dev.index < 0) dev.index = 0;
+  if (dev.is_cuda() && dev.index < 0) dev.index = static_cast<int8_t>(cuda::current_device());
   ScalarType t = dtype.value_or(self.scalar_type());
   if (!copy && dev == self.device() && t == self.scalar_type()) return self;
   return _to_copy(self, t, dev);
@@ -330,10 +331,12 @@ void check_output_size(std::optional<int64_t> output_size, int64_t size) {
 Tensor composite::repeat_interleave_Tensor(const Tensor& repeats, std::optional<int64_t> output_size) {
   TL_CHECK(repeats.dim() == 1, "repeat_interleave only accept 1D vector as repeat");
   const ScalarType t = repeats.scalar_type();
-  if (t != ScalarType::Int64 && t != ScalarType::Int32) throw_dtype_not_implemented("repeat_interleave_cpu", t);
-  TL_CHECK(repeats.device().is_cpu(), "repeat_interleave: repeats on ", to_string(repeats.device()),
-           " is not supported yet");
-  Tensor r = composite::contiguous(torchlite::to(repeats, ScalarType::Int64, false, false));
+  if (t != ScalarType::Int64 && t != ScalarType::Int32)
+    throw_dtype_not_implemented(repeats.device().is_cpu() ? "repeat_interleave_cpu" : "repeat_interleave_cuda", t);
+  // The counts are read on the host (the result's size depends on them, as in PyTorch's CUDA kernel); the
+  // result goes back to repeats' device.
+  const Device cpu(DeviceType::CPU);
+  Tensor r = composite::contiguous(composite::to_device(repeats, cpu, ScalarType::Int64, false, false));
   const int64_t* p = r.data<int64_t>();
   int64_t total = 0;
   for (int64_t i = 0; i < r.numel(); ++i) {
@@ -345,7 +348,7 @@ Tensor composite::repeat_interleave_Tensor(const Tensor& repeats, std::optional<
   int64_t* o = out.data<int64_t>();
   for (int64_t i = 0, k = 0; i < r.numel(); ++i)
     for (int64_t j = 0; j < p[i]; ++j) o[k++] = i;
-  return t == ScalarType::Int64 ? out : torchlite::to(out, t, false, false);
+  return composite::to_device(out, repeats.device(), t, false, false);
 }
 
 Tensor composite::repeat_interleave_self_int(const Tensor& self, int64_t repeats, std::optional<int64_t> dim,

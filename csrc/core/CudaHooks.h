@@ -1,6 +1,12 @@
 #pragma once
 // What the rest of torchlite asks of the CUDA runtime. A CUDA build implements
-// these in kernels/cuda/CudaHooks.cu; a CPU-only build in core/CudaHooksStub.cpp.
+// these in kernels/cuda/CudaHooks.cu and kernels/cuda/Cublas.cu; a CPU-only build in core/CudaHooksStub.cpp.
+//
+// The device functions go through core/CudaEmulation.cpp, which forwards them to that runtime
+// (namespace cuda::runtime below) unless TORCHLITE_EMULATE_CUDA=1 was set at import: then, for tests on
+// machines without a GPU, one emulated CUDA device keeps its tensors in host memory and runs the CUDA
+// kernels' host compilation (kernels/gpu/Backend.h; the CPU kernel for generated pointwise kernels), so
+// that everything above the kernels (device placement and rules, copies, autograd, Python) runs as on a GPU.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -11,6 +17,7 @@
 namespace torchlite::cuda {
 
 bool is_built();
+bool emulated();  // TORCHLITE_EMULATE_CUDA=1 (tests only): one CUDA device emulated in host memory
 int device_count();  // 0 without a GPU or driver, never an error
 const char* version();  // "13.0", or nullptr without CUDA
 void init();  // registers the CUDA allocator when a device exists
@@ -50,5 +57,20 @@ struct GemmArgs {
 };
 void gemm(const GemmArgs& args);
 [[noreturn]] void throw_not_available();
+
+// The real runtime behind the device functions above (kernels/cuda/CudaHooks.cu, or the CPU-only stubs).
+namespace runtime {
+int device_count();
+void init();
+int current_device();
+void set_device(int device);
+void synchronize(int device);
+std::string device_name(int device);
+DeviceMemoryStats memory_stats(int device);
+void reset_peak_memory_stats(int device);
+void empty_cache();
+void memcpy(void* dst, const void* src, size_t nbytes, bool non_blocking);
+bool blas_available();
+}  // namespace runtime
 
 }  // namespace torchlite::cuda

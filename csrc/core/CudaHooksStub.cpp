@@ -4,8 +4,13 @@
 #ifndef TORCHLITE_WITH_CUDA
 namespace torchlite::cuda {
 bool is_built() { return false; }
-int device_count() { return 0; }
 const char* version() { return nullptr; }
+std::string blas_error() { return std::string(); }
+void set_blas_library(const std::string&) {}
+void gemm(const GemmArgs&) { throw_not_available(); }
+
+namespace runtime {
+int device_count() { return 0; }
 void init() {}
 int current_device() { throw_not_available(); }
 void set_device(int) { throw_not_available(); }
@@ -16,8 +21,6 @@ void reset_peak_memory_stats(int) { throw_not_available(); }
 void empty_cache() {}
 void memcpy(void*, const void*, size_t, bool) { throw_not_available(); }
 bool blas_available() { return false; }
-std::string blas_error() { return std::string(); }
-void set_blas_library(const std::string&) {}
-void gemm(const GemmArgs&) { throw_not_available(); }
+}  // namespace runtime
 }  // namespace torchlite::cuda
 #endif

@@ -51,8 +51,16 @@ static Storage make_storage(int64_t numel, ScalarType dtype, Device device) {
   return Storage::make(static_cast<size_t>(numel * itemsize), device);
 }
 
+// A new tensor's device: "cuda" without an index is the current CUDA device, as in PyTorch (a tensor's
+// device always has its index, so "cuda" and "cuda:0" tensors meet on one device).
+static Device concrete(Device device) {
+  if (device.is_cuda() && device.index < 0) device.index = static_cast<int8_t>(cuda::current_device());
+  return device;
+}
+
 Tensor empty_tensor(IntArrayRef sizes, ScalarType dtype, Device device) {
   check_sizes_nonnegative("empty", sizes);
+  device = concrete(device);
   int64_t numel = compute_numel(sizes);
   auto impl = intrusive_ptr<TensorImpl>::make(make_storage(numel, dtype, device), dtype, device);
   impl->set_contiguous_geometry(sizes);
@@ -61,6 +69,7 @@ Tensor empty_tensor(IntArrayRef sizes, ScalarType dtype, Device device) {
 
 Tensor empty_strided_tensor(IntArrayRef sizes, IntArrayRef strides, ScalarType dtype, Device device) {
   check_sizes_nonnegative("empty_strided", sizes);
+  device = concrete(device);
   TL_CHECK(sizes.size() == strides.size(), "empty_strided: mismatch in length of strides and shape");
   int64_t extent = 1;  // elements needed: 1 + sum (size-1)*stride
   bool empty = false;

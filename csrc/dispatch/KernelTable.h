@@ -13,16 +13,23 @@ namespace torchlite {
 // kernel compiled for the host (kernels/gpu/Backend.h) instead of its CPU kernel, where it has one: the
 // CUDA kernels' index math and results are then checked on machines without a GPU.
 extern std::atomic<bool> g_gpu_kernels_on_host;
+// Set at import when TORCHLITE_EMULATE_CUDA=1 (tests only; core/CudaEmulation.cpp): CUDA tensors then live
+// in host memory and run the CUDA kernel compiled for the host, or, for an op whose CUDA kernel has no host
+// compilation (the generated pointwise kernels), its CPU kernel. An op without a CUDA kernel still fails.
+extern bool g_cuda_emulated;
 
 template <typename Fn>
 struct KernelTable {
   Fn fns[kNumDeviceTypes];
   Fn on_host = nullptr;  // the CUDA kernel's source compiled for the host
+  bool has_cuda = false;  // the schema gives a CUDA kernel (whether or not this build compiled it)
 
   Fn get(const OpInfo& op, Device device) const {
     if (__builtin_expect(on_host != nullptr && device.is_cpu() && g_gpu_kernels_on_host.load(std::memory_order_relaxed),
                          0))
       return on_host;
+    if (__builtin_expect(g_cuda_emulated && device.is_cuda() && has_cuda, 0))
+      return on_host != nullptr ? on_host : fns[static_cast<int>(DeviceType::CPU)];
     Fn f = fns[static_cast<int>(device.type)];
     if (__builtin_expect(f == nullptr, 0)) {
       bool available[kNumDeviceTypes];

@@ -9,6 +9,7 @@
 #include "core/CudaHooks.h"
 #include "core/Parallel.h"
 #include "core/TensorFactory.h"
+#include "dispatch/KernelTable.h"
 #include "kernels/Convert.h"
 #include "kernels/copy.h"
 
@@ -141,6 +142,7 @@ void copy_cast_cpu(const Tensor& dst, const Tensor& src) {
 void copy_cast(const Tensor& dst, const Tensor& src) {
   if (dst.device().is_cpu() && src.device().is_cpu()) return copy_cast_cpu(dst, src);
   if (dst.device().is_cpu()) return kernels::copy_out_cpu(dst, src, /*non_blocking=*/false, dst);
+  if (g_cuda_emulated) return kernels::on_host::copy_out_cuda(dst, src, /*non_blocking=*/false, dst);
 #ifdef TORCHLITE_WITH_CUDA
   kernels::copy_out_cuda(dst, src, /*non_blocking=*/false, dst);
 #else

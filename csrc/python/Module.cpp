@@ -270,6 +270,7 @@ PYBIND11_MODULE(_C, m) {
      "Whether PyTorch's casting rules allow from_ to be cast to `to` (no float to int, no non-bool to bool).");
   m.def("_cuda_is_built", []() { return cuda::is_built(); });
   m.def("_cuda_device_count", []() { return cuda::device_count(); });
+  m.def("_cuda_is_emulated", []() { return cuda::emulated(); });  // TORCHLITE_EMULATE_CUDA=1 (tests)
   m.def("_cuda_version", []() -> py::object {
     const char* v = cuda::version();
     if (!v) return py::none();

@@ -174,6 +174,14 @@ static int set_requires_grad(PyObject* self, PyObject* value, void*) {
   return 0;
   TL_PY_END_INT
 }
+// .data: the same memory without autograd history and with a version counter of its own, so writes
+// through it are not seen by autograd (PyTorch's semantics; detach() shares the counter).
+static PyObject* get_data(PyObject* self, void*) {
+  TL_PY_BEGIN
+  const Tensor& t = unwrap(self);
+  return wrap(make_alias(t, t.sizes(), t.strides(), t.storage_offset()));
+  TL_PY_END
+}
 static PyObject* get_grad(PyObject* self, void*) {
   TL_PY_BEGIN
   return tensor_get_grad(unwrap(self));
@@ -246,6 +254,7 @@ static PyGetSetDef tensor_getset[] = {
     {"ndim", get_ndim, nullptr, "the number of dims", nullptr},
     {"is_cuda", get_is_cuda, nullptr, "whether the tensor is on a CUDA device", nullptr},
     {"requires_grad", get_requires_grad, set_requires_grad, "whether autograd records ops on this tensor", nullptr},
+    {"data", get_data, nullptr, "the tensor's memory without autograd history (writes are not tracked)", nullptr},
     {"grad", get_grad, set_grad, "the accumulated gradient (leaves, and tensors that retain_grad())", nullptr},
     {"grad_fn", get_grad_fn, nullptr, "the backward node that produced this tensor, or None for a leaf", nullptr},
     {"is_leaf", get_is_leaf, nullptr, "whether the tensor has no grad_fn", nullptr},

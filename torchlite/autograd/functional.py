@@ -139,7 +139,7 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
             rows = [[] for _ in inputs]
             flat = o.reshape(-1)
             for k in range(flat.numel()):
-                e = zeros(tuple(flat.shape), dtype=o.dtype)
+                e = zeros(tuple(flat.shape), dtype=o.dtype, device=o.device)
                 e[k] = 1
                 gs = _grad((flat,), inputs, (e,), create_graph, strict, "")
                 for j, g in enumerate(gs):
@@ -149,7 +149,7 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
                 if rows[j]:
                     jac = stack(rows[j]).reshape(tuple(o.shape) + tuple(x.shape))
                 else:
-                    jac = zeros(tuple(o.shape) + tuple(x.shape), dtype=x.dtype)
+                    jac = zeros(tuple(o.shape) + tuple(x.shape), dtype=x.dtype, device=x.device)
                 per_input.append(jac if create_graph else jac.detach())
             result.append(tuple(per_input) if in_tuple else per_input[0])
     return tuple(result) if out_tuple else result[0]
@@ -176,7 +176,7 @@ def _jacobian_forward(func, inputs, strict, vectorize):
     with fwAD.dual_level():
         for j, x in enumerate(inputs):
             for k in range(x.numel()):
-                e = zeros(x.numel(), dtype=x.dtype)
+                e = zeros(x.numel(), dtype=x.dtype, device=x.device)
                 e[k] = 1
                 duals = tuple(fwAD.make_dual(xi, e.reshape(tuple(xi.shape))) if i == j else xi
                               for i, xi in enumerate(inputs))
@@ -197,7 +197,7 @@ def _jacobian_forward(func, inputs, strict, vectorize):
         for j, x in enumerate(inputs):
             shape = tuple(o.shape) + tuple(x.shape)
             cols = columns[i][j]
-            per_input.append(stack(cols, dim=-1).reshape(shape) if cols else zeros(shape, dtype=o.dtype))
+            per_input.append(stack(cols, dim=-1).reshape(shape) if cols else zeros(shape, dtype=o.dtype, device=o.device))
         result.append(tuple(per_input) if in_tuple else per_input[0])
     return tuple(result) if out_tuple else result[0]
 

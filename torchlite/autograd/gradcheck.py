@@ -40,21 +40,52 @@ def _fail(msg, raise_exception):
     return False
 
 
+def _host(t):
+    """t's values as a float64 NumPy array (copied from the device first for CUDA tensors)."""
+    t = t.detach()
+    if t.device.type != "cpu":
+        t = t.cpu()
+    return np.asarray(t).astype(np.float64)
+
+
+def _on_device(t, device):
+    """A CPU tensor built with NumPy (a one-hot gradient or tangent), moved to `device`."""
+    return t if device.type == "cpu" else t.to(device)
+
+
+class _Element:
+    """Reads and writes one element of x behind autograd's back: through a NumPy view of its memory on the
+    CPU, through x.data (which has a version counter of its own) on other devices."""
+
+    def __init__(self, x):
+        self.cpu = x.device.type == "cpu"
+        self.data = np.asarray(x) if self.cpu else x.data  # shares x's memory (with its strides)
+
+    def get(self, pos):
+        return (self.data[pos] if pos or self.cpu else self.data).item()
+
+    def set(self, pos, value):
+        if self.cpu:
+            self.data[pos] = value
+        else:
+            (self.data[pos] if pos else self.data).fill_(value)
+
+
 def _numerical_jacobian(func, inputs, diff_idx, outputs, eps):
     """{(out k, input i): array (numel(out k), numel(input i))} by central differences. The inputs are
-    perturbed through NumPy views of their memory, so autograd does not see the writes."""
+    perturbed in place through aliases of their memory, so autograd does not see the writes."""
     jac = {}
     for i in diff_idx:
         x = inputs[i]
-        arr = np.asarray(x)  # shares x's memory (with its strides)
+        elem = _Element(x)
         cols = {k: np.zeros((outputs[k].numel(), x.numel())) for k in range(len(outputs))}
-        for j, pos in enumerate(np.ndindex(*arr.shape) if arr.ndim else [()]):
-            orig = arr[pos].item()
-            arr[pos] = orig + eps
-            plus = [np.asarray(o.detach()).astype(np.float64).reshape(-1).copy() for o in _outputs(func, inputs)]
-            arr[pos] = orig - eps
-            minus = [np.asarray(o.detach()).astype(np.float64).reshape(-1).copy() for o in _outputs(func, inputs)]
-            arr[pos] = orig
+        for j, pos in enumerate(np.ndindex(*tuple(x.shape)) if x.dim() else [()]):
+            orig = elem.get(pos)
+            elem.set(pos, orig + eps)
+            plus = [_host(o).reshape(-1) for o in _outputs(func, inputs)]
+            elem.set(pos, orig - eps)
+            minus = [_host(o).reshape(-1) for o in _outputs(func, inputs)]
+            elem.set(pos, orig)
             for k in range(len(outputs)):
                 cols[k][:, j] = (plus[k] - minus[k]) / (2 * eps)
         for k in range(len(outputs)):
@@ -76,6 +107,7 @@ def _analytical_jacobian(outputs, inputs, diff_idx):
             for r in range(o.numel()):
                 g = zeros(tuple(o.shape), dtype=o.dtype)  # contiguous, so the flat view writes through
                 np.asarray(g).reshape(-1)[r] = 1
+                g = _on_device(g, o.device)
                 grads = autograd_grad((o,), diff_inputs, (g,), retain_graph=True, allow_unused=True)
                 for i, gi in zip(diff_idx, grads):
                     if gi is None:
@@ -85,8 +117,11 @@ def _analytical_jacobian(outputs, inputs, diff_idx):
                                         f"expected {tuple(inputs[i].shape)}")
                     elif gi.dtype != inputs[i].dtype:
                         problems.append(f"the gradient for input {i} has dtype {gi.dtype}, expected {inputs[i].dtype}")
+                    elif gi.device != inputs[i].device:
+                        problems.append(f"the gradient for input {i} is on device {gi.device}, expected "
+                                        f"{inputs[i].device}")
                     else:
-                        rows[i][r, :] = np.asarray(gi).astype(np.float64).reshape(-1)
+                        rows[i][r, :] = _host(gi).reshape(-1)
         for i in diff_idx:
             jac[(k, i)] = rows[i]
     return jac, problems
@@ -134,6 +169,7 @@ def _forward_jacobian(func, inputs, diff_idx, outputs):
         for j in range(x.numel()):
             t = zeros(tuple(x.shape), dtype=x.dtype)
             np.asarray(t).reshape(-1)[j] = 1
+            t = _on_device(t, x.device)
             with forward_ad.dual_level():
                 args = list(inputs)
                 args[i] = forward_ad.make_dual(x.detach(), t)
@@ -141,7 +177,7 @@ def _forward_jacobian(func, inputs, diff_idx, outputs):
                 for k, o in enumerate(outs):
                     tangent = forward_ad.unpack_dual(o).tangent
                     if tangent is not None:
-                        cols[k][:, j] = np.asarray(tangent.detach()).astype(np.float64).reshape(-1)
+                        cols[k][:, j] = _host(tangent).reshape(-1)
         for k in range(len(outputs)):
             jac[(k, i)] = cols[k]
     return jac, []
@@ -205,7 +241,7 @@ def _first_gradients(func, inputs, grad_outputs=None):
     diff_idx = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
     if grad_outputs is None:
         outputs = [o for o in _outputs(func, inputs) if o.requires_grad]
-        grad_outputs = tuple(randn(tuple(o.shape), dtype=o.dtype).requires_grad_() for o in outputs)
+        grad_outputs = tuple(randn(tuple(o.shape), dtype=o.dtype, device=o.device).requires_grad_() for o in outputs)
     else:
         grad_outputs = _as_tuple(grad_outputs)
     n_in = len(inputs)

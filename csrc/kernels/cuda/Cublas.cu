@@ -83,8 +83,8 @@ void set_blas_library(const std::string& path) {
   g_library_path = path;
 }
 
-bool blas_available() {
-  if (device_count() == 0) return false;
+bool runtime::blas_available() {
+  if (runtime::device_count() == 0) return false;
   std::lock_guard<std::mutex> lock(g_mutex);
   return blas().lib != nullptr;
 }

@@ -1,6 +1,8 @@
 // The CUDA runtime hooks: devices, synchronization, and the caching device allocator over cudaMalloc.
 #include <cuda_runtime.h>
 
+#include <string>
+
 #include "core/Allocator.h"
 #include "core/CudaHooks.h"
 #include "core/Error.h"
@@ -11,11 +13,22 @@ static void check(cudaError_t err, const char* what) {
   TL_CHECK(err == cudaSuccess, "CUDA error in ", what, ": ", cudaGetErrorString(err));
 }
 
+bool is_built() { return true; }
+
+const char* version() {
+  static char buf[16];
+  int v = CUDART_VERSION;
+  snprintf(buf, sizeof(buf), "%d.%d", v / 1000, (v % 1000) / 10);
+  return buf;
+}
+
+namespace runtime {
+
 namespace {
 // The raw backend of the caching allocator (core/DeviceCachingAllocator.h): cudaMalloc / cudaFree on the
 // device. Out of memory is nullptr (the allocator empties its cache and retries); other errors throw.
 void* raw_alloc(size_t nbytes, int device) {
-  check(cudaSetDevice(device), "cudaSetDevice");
+  check(cudaSetDevice(device), ("cudaSetDevice(" + std::to_string(device) + ")").c_str());
   void* p = nullptr;
   cudaError_t err = cudaMalloc(&p, nbytes);
   if (err == cudaErrorMemoryAllocation) {
@@ -43,8 +56,6 @@ int resolve_device(int device) {
 }
 }  // namespace
 
-bool is_built() { return true; }
-
 int device_count() {
   int n = 0;
   if (cudaGetDeviceCount(&n) != cudaSuccess) {
@@ -52,13 +63,6 @@ int device_count() {
     return 0;
   }
   return n;
-}
-
-const char* version() {
-  static char buf[16];
-  int v = CUDART_VERSION;
-  snprintf(buf, sizeof(buf), "%d.%d", v / 1000, (v % 1000) / 10);
-  return buf;
 }
 
 void init() {
@@ -109,5 +113,7 @@ void memcpy(void* dst, const void* src, size_t nbytes, bool non_blocking) {
   check(cudaMemcpyAsync(dst, src, nbytes, cudaMemcpyDefault, /*stream=*/0), "cudaMemcpyAsync");
   if (!non_blocking) check(cudaStreamSynchronize(0), "cudaStreamSynchronize");
 }
+
+}  // namespace runtime
 
 }  // namespace torchlite::cuda

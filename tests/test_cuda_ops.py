@@ -1,0 +1,221 @@
+"""The schema-driven op tests on a CUDA device, against the CPU.
+
+Every op of native_functions.yaml runs on the CPU and on "cuda" from the same arguments (tests/test_ops.py's
+samples, with their layouts: a transposed input stays transposed on the device): the device's results must
+stay on the device and match the CPU's (dtype, shape and values: integers, booleans and random draws of
+the same seed exactly, floating results to a few units in the last place, as the device's libm differs).
+An input the CPU refuses must be refused on the device with the same exception type. Then every
+derivative formula's gradcheck, gradgradcheck and forward-mode check (tests/test_autograd_ops.py's cases)
+run on device inputs.
+
+These need a CUDA device: a GPU, or the emulated one (TORCHLITE_EMULATE_CUDA=1, core/CudaEmulation.cpp),
+on which tests/test_cuda_emulated.py runs this module on machines without a GPU. Without either they skip.
+"""
+import numpy as np
+import pytest
+
+import torchlite as tl
+
+if not tl.cuda.is_available():
+    pytest.skip("needs a CUDA device (torchlite.cuda.is_available() is False); tests/test_cuda_emulated.py runs "
+                "this module on the emulated device", allow_module_level=True)
+
+import test_autograd_ops as A  # noqa: E402
+import test_ops as T  # noqa: E402
+from codegen.load import DTYPES, dtype_list  # noqa: E402
+
+CUDA = tl.device("cuda")
+# Ops whose results' values are whatever the memory held.
+UNINITIALIZED = {"empty", "empty_like", "empty_strided", "new_empty", "new_empty_strided"}
+# (rtol, atol) between the CPU's and the device's floating results.
+TOLERANCES = {tl.float16: (2e-3, 1e-3), tl.bfloat16: (1.6e-2, 1e-2), tl.float32: (1e-5, 1e-6),
+              tl.float64: (1e-12, 1e-14)}
+
+
+# ------------------------------------------------------------------------------------------ helpers
+def to_device(v):
+    """A CPU sample argument on the device, keeping a tensor's layout (a transposed or sliced tensor stays so:
+    the device kernels' stride handling is what is tested); lists and tuples of tensors element by element."""
+    if isinstance(v, tl.Tensor):
+        if v.is_contiguous() or v.dim() == 0 or 0 in v.stride():
+            d = v.to(CUDA)
+        else:
+            d = tl.empty_strided(tuple(v.shape), v.stride(), dtype=v.dtype, device=CUDA)
+            d.copy_(v)
+            assert d.stride() == v.stride()
+        assert d.device.type == "cuda"
+        return d.requires_grad_() if v.requires_grad else d
+    if isinstance(v, (list, tuple)) and any(isinstance(x, tl.Tensor) for x in v):
+        return type(v)(to_device(x) for x in v)
+    return v
+
+
+def device_args(nf, args):
+    """args for the device run: tensors moved, and a factory's device= set."""
+    out = {k: to_device(v) for k, v in args.items()}
+    if nf.schema.arg("device") is not None:
+        out["device"] = CUDA
+    return out
+
+
+def uses_device(nf, args):
+    """Whether the device run involves the device (a tensor argument, or a factory's device=)."""
+    if nf.schema.arg("device") is not None:
+        return True
+    return any(isinstance(v, tl.Tensor) or (isinstance(v, (list, tuple)) and any(isinstance(x, tl.Tensor) for x in v))
+               for v in args.values())
+
+
+def outcome(fn):
+    """(result, None) or (None, the exception)."""
+    try:
+        return fn(), None
+    except Exception as e:  # noqa: BLE001  (compared with the CPU's below)
+        return None, e
+
+
+def assert_same(cpu, dev, what, exact=False, values=True):
+    """The device result equals the CPU result (in dtype and shape only, without values), and its tensors
+    are on the device."""
+    if isinstance(cpu, (tuple, list)):
+        assert type(cpu) is type(dev) and len(cpu) == len(dev), f"{what}: {type(cpu)} vs {type(dev)}"
+        for i, (c, d) in enumerate(zip(cpu, dev)):
+            assert_same(c, d, f"{what}[{i}]", exact, values)
+        return
+    if not isinstance(cpu, tl.Tensor):
+        assert type(cpu) is type(dev) and (cpu == dev or (cpu != cpu and dev != dev)), f"{what}: {cpu!r} vs {dev!r}"
+        return
+    assert isinstance(dev, tl.Tensor), f"{what}: {type(dev)}"
+    assert dev.device.type == "cuda", f"{what}: the result is on {dev.device}, not the device"
+    assert dev.dtype == cpu.dtype, f"{what}: dtype {dev.dtype} on the device, {cpu.dtype} on the CPU"
+    assert tuple(dev.shape) == tuple(cpu.shape), f"{what}: shape {tuple(dev.shape)} vs {tuple(cpu.shape)}"
+    if not values:
+        return
+    a, b = T.to_f64(dev.cpu()), T.to_f64(cpu)
+    if exact or not cpu.dtype.is_floating_point:
+        np.testing.assert_array_equal(a, b, err_msg=what)
+    else:
+        rtol, atol = TOLERANCES[cpu.dtype]
+        np.testing.assert_allclose(a, b, rtol=rtol, atol=atol, equal_nan=True, err_msg=what)
+
+
+def compare(nf, args, what, kind=None):
+    """Runs nf (its primary variant, or `kind`) on the CPU and on the device and compares the outcomes."""
+    kind = kind or T.primary_kind(nf)
+    dargs = device_args(nf, args)
+
+    def run(a):
+        if "random" in nf.tags:
+            tl.manual_seed(1234)  # seeds the CUDA generator too: the device draws the CPU's numbers
+        if kind == "inplace":
+            a = dict(a, self=a["self"].clone())
+        return T.call(nf, kind, a)
+
+    cpu, cpu_err = outcome(lambda: run(args))
+    dev, dev_err = outcome(lambda: run(dargs))
+    if cpu_err is not None:
+        assert dev_err is not None, f"{what}: the CPU raised {cpu_err!r}, the device returned {dev!r}"
+        assert type(dev_err) is type(cpu_err), f"{what}: the CPU raised {cpu_err!r}, the device {dev_err!r}"
+        return
+    if dev_err is not None:
+        raise AssertionError(f"{what}: the CPU succeeded, the device raised {dev_err!r}") from dev_err
+    exact = "random" in nf.tags and nf.name not in ("normal", "randn", "randn_like", "exponential")
+    assert_same(cpu, dev, what, exact=exact, values=nf.name not in UNINITIALIZED)
+
+
+# ------------------------------------------------------------------------------------------ pointwise
+# Every pointwise op in every dtype on strided and broadcast layouts (test_ops.py checks the CPU against
+# NumPy on all layouts).
+DEVICE_LAYOUTS = ("noncontiguous", "broadcast_other", "broadcast_both", "zero_dim_other", "number_float", "empty")
+POINTWISE_CASES = [pytest.param(nf, dtype, layout, id=f"{nf.schema.full_name}-{dtype}-{layout}")
+                   for nf in T.POINTWISE for dtype in DTYPES for layout in T.layouts_for(nf)
+                   if layout in DEVICE_LAYOUTS and (dtype in dtype_list(nf) or layout == "noncontiguous")]
+
+
+@pytest.mark.parametrize("nf,dtype,layout", POINTWISE_CASES)
+def test_pointwise_on_device(nf, dtype, layout):
+    args, _ = T.pointwise_args(nf, dtype, layout, T.rng_for("cuda", nf.schema.full_name, dtype, layout))
+    compare(nf, args, f"{nf.schema.full_name} {dtype} {layout}")
+
+
+# ------------------------------------------------------------------------------------------ every op
+# Every op with its sample (tests/test_ops.py: OTHER_SAMPLES, the families' cases, the shape cases), and
+# its in-place variant.
+OPS = [nf for nf in T.FUNCTIONS if uses_device(nf, T.variant_sample(nf))]
+OP_CASES = [pytest.param(nf, T.primary_kind(nf), id=nf.schema.full_name) for nf in OPS]
+OP_CASES += [pytest.param(nf, "inplace", id=f"{nf.schema.full_name}-inplace") for nf in OPS
+             if "inplace" in nf.variants and T.primary_kind(nf) != "inplace"]
+
+
+@pytest.mark.parametrize("nf,kind", OP_CASES)
+def test_op_on_device(nf, kind):
+    compare(nf, T.variant_sample(nf), f"{nf.schema.full_name} ({kind})", kind)
+
+
+def test_every_op_runs_on_the_device():
+    """Only ops that take no tensor and no device (result_type of numbers...) are left out."""
+    left_out = {nf.schema.full_name for nf in T.FUNCTIONS} - {nf.schema.full_name for nf in OPS}
+    for name in left_out:
+        nf = T.BY_NAME[name]
+        assert not any(a.type.is_tensor for a in nf.schema.arguments), name
+
+
+def test_out_variant_on_device():
+    """out= on the device, with a cast into a wider dtype (the generated out= path)."""
+    a, b = T._f32((2, 3)), T._f32((3,), False)
+    out = tl.empty((2, 3), dtype=tl.float64, device=CUDA)
+    r = tl.add(to_device(a), to_device(b), alpha=2, out=out)
+    assert r is out
+    assert_same(tl.add(a, b, alpha=2).double(), out, "add out=float64")
+    with pytest.raises(RuntimeError, match="cpu|cuda"):
+        tl.add(to_device(a), to_device(b), out=tl.empty((2, 3)))
+
+
+# ------------------------------------------------------------------------------------------ gradients
+def _device_function(nf, label, kind):
+    fn, inputs = A.as_function(nf, {k: to_device(v) for k, v in A._sample(nf, label).items()}, kind)
+    assert inputs and all(x.device.type == "cuda" for x in inputs)
+    return fn, inputs
+
+
+@pytest.mark.parametrize("nf,label,kind", A.CASES)
+def test_gradcheck_on_device(nf, label, kind):
+    A._marks(nf)
+    fn, inputs = _device_function(nf, label, kind)
+    if "random" in nf.tags:
+        A.check_zero_gradient(nf, fn, inputs)
+        return
+    assert tl.autograd.gradcheck(fn, inputs)
+
+
+@pytest.mark.parametrize("nf,label,kind", [c for c in A.CASES if "random" not in c.values[0].tags])
+def test_gradgradcheck_on_device(nf, label, kind):
+    A._marks(nf)
+    if nf.test.not_twice_differentiable:
+        pytest.skip(f"not twice differentiable: {nf.test.not_twice_differentiable}")
+    assert tl.autograd.gradgradcheck(*_device_function(nf, label, kind))
+
+
+@pytest.mark.parametrize("nf,label,kind", [c for c in A.FORWARD_CASES if "random" not in c.values[0].tags])
+def test_forward_ad_on_device(nf, label, kind):
+    A._marks(nf)
+    fn, inputs = _device_function(nf, label, kind)
+    assert tl.autograd.gradcheck(fn, inputs, check_forward_ad=True, check_backward_ad=False)
+
+
+def test_gradcheck_on_device_can_fail():
+    """A wrong formula on device inputs is caught (the perturbations reach the device memory)."""
+    x = tl.tensor([0.5, -1.0, 2.0], dtype=tl.float64, device=CUDA).requires_grad_()
+
+    def wrong(x):
+        y = x * 1
+        y.register_hook(lambda g: g * 2)
+        return y * y
+
+    assert tl.autograd.gradcheck(lambda x: x * x, (x,))
+    assert not tl.autograd.gradcheck(wrong, (x,), raise_exception=False)
+
+
+def test_gradgradcheck_on_device():
+    x = tl.tensor([[0.5, -1.0], [2.0, 0.25]], dtype=tl.float64, device=CUDA).requires_grad_()
+    assert tl.autograd.gradgradcheck(lambda x: (x.sin() * x).sum(dim=1), (x,))
