@@ -1,12 +1,13 @@
 // The CUDA device functions of core/CudaHooks.h: the real runtime's (cuda::runtime), or, when
-// TORCHLITE_EMULATE_CUDA=1 is set at import, one emulated device for tests on machines without a GPU.
+// TORCHLITE_EMULATE_CUDA=N (1 to 8) is set at import, N emulated devices for tests on machines without a GPU.
 //
-// The emulated device "cuda:0" keeps its tensors in host memory, through the CUDA caching allocator's
+// An emulated device "cuda:i" keeps its tensors in host memory, through the CUDA caching allocator's
 // own logic (core/DeviceCachingAllocator.h) over malloc; copies between it and the host are memcpy; its
 // kernels are the CUDA kernels' host compilation, or for the generated pointwise kernels the CPU kernel
-// of the same expression (dispatch/KernelTable.h). NumPy still refuses its tensors, as for a real GPU.
-// What it checks is everything above the kernels: that results stay on their device, the device rules,
-// copies between devices, autograd and the Python layer. It cannot check launches, device memory or cuBLAS.
+// of the same expression (dispatch/KernelTable.h), which checks that the tensors' device is the current
+// one (core/DeviceGuard.h). NumPy still refuses its tensors, as for a real GPU. What it checks is everything
+// above the kernels: that results stay on their device, the device rules and guards, copies between
+// devices, autograd and the Python layer. It cannot check launches, device memory or cuBLAS.
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -23,8 +24,20 @@ bool g_cuda_emulated = false;
 namespace cuda {
 namespace {
 
+int emulated_count() {
+  static const int n = [] {
+    const char* e = std::getenv("TORCHLITE_EMULATE_CUDA");
+    const int v = e == nullptr ? 0 : std::atoi(e);
+    return v < 0 ? 0 : v > 8 ? 8 : v;
+  }();
+  return n;
+}
+
+thread_local int t_current = 0;  // the calling thread's current emulated device, as CUDA keeps it per thread
+
 void* host_alloc(size_t nbytes, int device) {
-  TL_CHECK(device == 0, "CUDA error in cudaSetDevice(", device, "): invalid device ordinal");  // as the runtime
+  TL_CHECK(device >= 0 && device < emulated_count(), "CUDA error in cudaSetDevice(", device,
+           "): invalid device ordinal");  // as the runtime says it
   return std::aligned_alloc(64, (nbytes + 63) / 64 * 64);  // nullptr when out of memory: the allocator retries
 }
 
@@ -35,23 +48,19 @@ DeviceCachingAllocator& emulated_allocator() {
   return a;
 }
 
-// The emulated device's index (0) for a device argument (-1: the current device), checked as the runtime does.
+// An emulated device's index for a device argument (-1: the current device), checked as the runtime does.
 int emulated_index(int device) {
-  TL_CHECK_INDEX(device < 1, "Invalid device id: ", device, " (1 CUDA device(s) present)");
-  return 0;
+  if (device < 0) return t_current;
+  TL_CHECK_INDEX(device < emulated_count(), "Invalid device id: ", device, " (", emulated_count(),
+                 " CUDA device(s) present)");
+  return device;
 }
 
 }  // namespace
 
-bool emulated() {
-  static const bool on = [] {
-    const char* e = std::getenv("TORCHLITE_EMULATE_CUDA");
-    return e != nullptr && std::strcmp(e, "1") == 0;
-  }();
-  return on;
-}
+bool emulated() { return emulated_count() > 0; }
 
-int device_count() { return emulated() ? 1 : runtime::device_count(); }
+int device_count() { return emulated() ? emulated_count() : runtime::device_count(); }
 
 void init() {
   if (!emulated()) return runtime::init();
@@ -59,12 +68,20 @@ void init() {
   register_allocator(DeviceType::CUDA, &emulated_allocator());
 }
 
-int current_device() { return emulated() ? 0 : runtime::current_device(); }
+int current_device() { return emulated() ? t_current : runtime::current_device(); }
+
+int exchange_device(int device) {
+  if (!emulated()) return runtime::exchange_device(device);
+  const int prev = t_current;
+  if (prev == device) return -1;
+  t_current = emulated_index(device);
+  return prev;
+}
 
 void set_device(int device) {
   if (!emulated()) return runtime::set_device(device);
   TL_CHECK_INDEX(device >= 0, "Invalid device id: ", device);
-  emulated_index(device);
+  t_current = emulated_index(device);
 }
 
 void synchronize(int device) {

@@ -3,8 +3,8 @@
 // these in kernels/cuda/CudaHooks.cu and kernels/cuda/Cublas.cu; a CPU-only build in core/CudaHooksStub.cpp.
 //
 // The device functions go through core/CudaEmulation.cpp, which forwards them to that runtime
-// (namespace cuda::runtime below) unless TORCHLITE_EMULATE_CUDA=1 was set at import: then, for tests on
-// machines without a GPU, one emulated CUDA device keeps its tensors in host memory and runs the CUDA
+// (namespace cuda::runtime below) unless TORCHLITE_EMULATE_CUDA=N was set at import: then, for tests on
+// machines without a GPU, N emulated CUDA devices keep their tensors in host memory and run the CUDA
 // kernels' host compilation (kernels/gpu/Backend.h; the CPU kernel for generated pointwise kernels), so
 // that everything above the kernels (device placement and rules, copies, autograd, Python) runs as on a GPU.
 #include <cstddef>
@@ -12,18 +12,19 @@
 #include <string>
 
 #include "core/DeviceCachingAllocator.h"
+#include "core/DeviceGuard.h"
 #include "core/ScalarType.h"
 
 namespace torchlite::cuda {
 
 bool is_built();
-bool emulated();  // TORCHLITE_EMULATE_CUDA=1 (tests only): one CUDA device emulated in host memory
+bool emulated();  // TORCHLITE_EMULATE_CUDA=N (tests only): N CUDA devices (1 to 8) emulated in host memory
 int device_count();  // 0 without a GPU or driver, never an error
 const char* version();  // "13.0", or nullptr without CUDA
 void init();  // registers the CUDA allocator when a device exists
 
 // Without a device these raise "CUDA is not available: ..." (a RuntimeError); empty_cache does nothing.
-int current_device();
+// current_device and exchange_device are declared in core/DeviceGuard.h.
 void set_device(int device);
 void synchronize(int device);  // -1: the current device
 std::string device_name(int device);  // "NVIDIA H100 80GB HBM3"
@@ -63,6 +64,7 @@ namespace runtime {
 int device_count();
 void init();
 int current_device();
+int exchange_device(int device);
 void set_device(int device);
 void synchronize(int device);
 std::string device_name(int device);

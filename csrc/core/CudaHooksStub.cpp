@@ -13,6 +13,7 @@ namespace runtime {
 int device_count() { return 0; }
 void init() {}
 int current_device() { throw_not_available(); }
+int exchange_device(int) { throw_not_available(); }
 void set_device(int) { throw_not_available(); }
 void synchronize(int) { throw_not_available(); }
 std::string device_name(int) { throw_not_available(); }

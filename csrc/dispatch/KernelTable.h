@@ -3,11 +3,14 @@
 #include <atomic>
 
 #include "core/Device.h"
+#include "core/DeviceGuard.h"
 #include "dispatch/OpInfo.h"
 
 namespace torchlite {
 
 [[noreturn]] void throw_missing_kernel(const OpInfo& op, Device device, const bool* available);
+// The emulated device's check of what a GPU needs: the tensors' device is the current one (core/DeviceGuard.h).
+void check_emulated_device(const OpInfo& op, Device device);
 
 // When set (tests only: torchlite._C._set_gpu_kernels_on_host), CPU tensors run an op's hand-written CUDA
 // kernel compiled for the host (kernels/gpu/Backend.h) instead of its CPU kernel, where it has one: the
@@ -28,8 +31,10 @@ struct KernelTable {
     if (__builtin_expect(on_host != nullptr && device.is_cpu() && g_gpu_kernels_on_host.load(std::memory_order_relaxed),
                          0))
       return on_host;
-    if (__builtin_expect(g_cuda_emulated && device.is_cuda() && has_cuda, 0))
+    if (__builtin_expect(g_cuda_emulated && device.is_cuda() && has_cuda, 0)) {
+      check_emulated_device(op, device);
       return on_host != nullptr ? on_host : fns[static_cast<int>(DeviceType::CPU)];
+    }
     Fn f = fns[static_cast<int>(device.type)];
     if (__builtin_expect(f == nullptr, 0)) {
       bool available[kNumDeviceTypes];

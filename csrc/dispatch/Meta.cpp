@@ -17,6 +17,13 @@ static std::string op_name(const OpInfo& op) {
 
 std::atomic<bool> g_gpu_kernels_on_host{false};
 
+void check_emulated_device(const OpInfo& op, Device device) {
+  const int current = cuda::current_device();
+  // index -1 is a factory's "cuda": the current device
+  TL_CHECK(device.index < 0 || device.index == current, op_name(op), ": its CUDA kernel would run on cuda:", current,
+           " with its tensors on ", to_string(device), " (no device guard)");
+}
+
 void throw_missing_kernel(const OpInfo& op, Device device, const bool* available) {
   std::string have;
   for (int i = 0; i < kNumDeviceTypes; ++i) {

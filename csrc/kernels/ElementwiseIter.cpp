@@ -142,6 +142,7 @@ void copy_cast_cpu(const Tensor& dst, const Tensor& src) {
 void copy_cast(const Tensor& dst, const Tensor& src) {
   if (dst.device().is_cpu() && src.device().is_cpu()) return copy_cast_cpu(dst, src);
   if (dst.device().is_cpu()) return kernels::copy_out_cpu(dst, src, /*non_blocking=*/false, dst);
+  const DeviceGuard guard(dst.device());  // called directly, not through an op
   if (g_cuda_emulated) return kernels::on_host::copy_out_cuda(dst, src, /*non_blocking=*/false, dst);
 #ifdef TORCHLITE_WITH_CUDA
   kernels::copy_out_cuda(dst, src, /*non_blocking=*/false, dst);

@@ -328,6 +328,7 @@ int64_t count_nonzero_cpu(const Tensor& t) {
 // The metas' count (the result's size): on the device for CUDA tensors, and through the CUDA kernel
 // compiled for the host when the tests ask for it (dispatch/KernelTable.h).
 int64_t count_nonzero(const Tensor& t) {
+  const DeviceGuard guard(t.device());  // called by metas, not through an op
   if (t.device().is_cuda() && g_cuda_emulated) return kernels::on_host::count_nonzero_cuda(t);
 #ifdef TORCHLITE_WITH_CUDA
   if (t.device().is_cuda()) return kernels::count_nonzero_cuda(t);

@@ -27,8 +27,22 @@ namespace runtime {
 namespace {
 // The raw backend of the caching allocator (core/DeviceCachingAllocator.h): cudaMalloc / cudaFree on the
 // device. Out of memory is nullptr (the allocator empties its cache and retries); other errors throw.
+// Makes `device` current for its lifetime (allocations on another device leave the current one as it was).
+struct OnDevice {
+  int prev = -1;
+  explicit OnDevice(int device) {
+    int cur = 0;
+    check(cudaGetDevice(&cur), "cudaGetDevice");
+    if (cur == device) return;
+    check(cudaSetDevice(device), ("cudaSetDevice(" + std::to_string(device) + ")").c_str());
+    prev = cur;
+  }
+  ~OnDevice() {
+    if (prev >= 0) cudaSetDevice(prev);
+  }
+};
 void* raw_alloc(size_t nbytes, int device) {
-  check(cudaSetDevice(device), ("cudaSetDevice(" + std::to_string(device) + ")").c_str());
+  OnDevice on(device);
   void* p = nullptr;
   cudaError_t err = cudaMalloc(&p, nbytes);
   if (err == cudaErrorMemoryAllocation) {
@@ -39,7 +53,7 @@ void* raw_alloc(size_t nbytes, int device) {
   return p;
 }
 void raw_free(void* ptr, int device) {
-  cudaSetDevice(device);
+  OnDevice on(device);
   cudaFree(ptr);
 }
 DeviceCachingAllocator& allocator() {
@@ -76,18 +90,22 @@ int current_device() {
   return d;
 }
 
+int exchange_device(int device) {
+  int prev = 0;
+  check(cudaGetDevice(&prev), "cudaGetDevice");
+  if (prev == device) return -1;
+  check(cudaSetDevice(resolve_device(device)), "cudaSetDevice");
+  return prev;
+}
+
 void set_device(int device) {
   TL_CHECK_INDEX(device >= 0, "Invalid device id: ", device);
   check(cudaSetDevice(resolve_device(device)), "cudaSetDevice");
 }
 
 void synchronize(int device) {
-  const int d = resolve_device(device);
-  int prev = 0;
-  check(cudaGetDevice(&prev), "cudaGetDevice");
-  check(cudaSetDevice(d), "cudaSetDevice");
+  OnDevice on(resolve_device(device));
   check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
-  check(cudaSetDevice(prev), "cudaSetDevice");
 }
 
 std::string device_name(int device) {
