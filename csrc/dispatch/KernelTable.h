@@ -16,7 +16,7 @@ void check_emulated_device(const OpInfo& op, Device device);
 // kernel compiled for the host (kernels/gpu/Backend.h) instead of its CPU kernel, where it has one: the
 // CUDA kernels' index math and results are then checked on machines without a GPU.
 extern std::atomic<bool> g_gpu_kernels_on_host;
-// Set at import when TORCHLITE_EMULATE_CUDA=1 (tests only; core/CudaEmulation.cpp): CUDA tensors then live
+// Set at import when TORCHLITE_EMULATE_CUDA=N (tests only; core/CudaEmulation.cpp): CUDA tensors then live
 // in host memory and run the CUDA kernel compiled for the host, or, for an op whose CUDA kernel has no host
 // compilation (the generated pointwise kernels), its CPU kernel. An op without a CUDA kernel still fails.
 extern bool g_cuda_emulated;
