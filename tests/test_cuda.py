@@ -51,6 +51,7 @@ def test_device_rules():
     assert (a * 2).sum().item() == 6.0
     assert a.tolist() == [1.0, 1.0, 1.0]
     assert tl.zeros(2, 2, device="cuda").device.type == "cuda"
+    assert a.get_device() == 0 and tl.ones(1).get_device() == -1
     assert tl.arange(5, device="cuda").cpu().tolist() == [0, 1, 2, 3, 4]
 
 

@@ -187,6 +187,11 @@ class Tensor(_C.TensorBase):
         """This tensor on the CPU (itself when it already is there)."""
         return self.to("cpu")
 
+    def get_device(self):
+        """The index of the CUDA device holding this tensor; -1 for a CPU tensor."""
+        d = self.device
+        return d.index if d.type == "cuda" else -1
+
     def cuda(self, device=None, non_blocking=False, memory_format=None):
         """This tensor on a CUDA device (the current one by default; itself when already there)."""
         if device is None:
