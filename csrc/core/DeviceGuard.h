@@ -6,8 +6,8 @@
 
 namespace torchlite {
 
-namespace cuda {
-int current_device();  // also in core/CudaHooks.h
+namespace cuda {  // defined in core/CudaEmulation.cpp with the rest of core/CudaHooks.h
+int current_device();
 // Makes `device` current; returns the previous device when it changed, else -1.
 int exchange_device(int device);
 }  // namespace cuda
