@@ -26,10 +26,18 @@ def _saved(ag, nf) -> list[dict]:
         if m.needed_by:
             names = list(m.needed_by)
             cond = "if " + " or ".join(names) + (" requires grad" if len(names) == 1 else " require grad")
-        if m.python_name in nf.save_if:
-            cond += f" and {nf.save_if[m.python_name]}"
+        if m.python_name in nf.derivatives.save_if:
+            cond += f" and {nf.derivatives.save_if[m.python_name].text}"
         out.append({"name": m.python_name, "kind": m.kind, "type": m.decl.replace("autograd::", ""), "when": cond})
     return out
+
+
+def _jvp(jvp) -> str | dict | None:
+    """The `jvp:` entry as written: a kind, one formula, or {return: formula}."""
+    if jvp is None or jvp.kind != "formulas":
+        return None if jvp is None else jvp.kind
+    texts = {name: ex.text for name, ex in jvp.formulas.items()}
+    return texts if jvp.per_output else next(iter(texts.values()))
 
 
 def describe(yaml_path: str) -> list[dict]:
@@ -47,12 +55,12 @@ def describe(yaml_path: str) -> list[dict]:
             "schema": str(nf.schema),
             "line": nf.line,
             "node": ag.node,
-            "formulas": {", ".join(d.inputs): d.formula for d in nf.derivatives},
-            "jvp": nf.jvp,
+            "formulas": {", ".join(f.inputs): f.expr.text for f in nf.derivatives.formulas},
+            "jvp": _jvp(nf.derivatives.jvp),
             "saved": _saved(ag, nf),
             "zero_fill": ag.zero_fill,
-            "nondiff": list(nf.nondiff),
-            "nondiff_outputs": list(nf.nondiff_outputs),
+            "nondiff": list(nf.derivatives.nondiff),
+            "nondiff_outputs": list(nf.derivatives.nondiff_outputs),
             "test": {"domain": list(nf.test.domain) if nf.test.domain else None, "xfail": nf.test.xfail,
                      "not_twice_differentiable": nf.test.not_twice_differentiable},
             "random": "random" in nf.tags,
@@ -191,6 +199,10 @@ def main(yaml_path: str, json_path: str | None, report_path: str | None, run: bo
     if report_path:
         with open(report_path, "w") as f:
             f.write(markdown(ops))
+    not_run = next((op["checks"]["note"] for op in ops if "note" in op.get("checks", {})), None)
+    if not_run:  # the report says so too, but a check that could not run is no pass
+        print(f"audit: error: {not_run}", file=sys.stderr)
+        return 1
     failed = [op["name"] for op in ops if "fail" in (op.get("checks", {}).get("gradcheck"),
                                                       op.get("checks", {}).get("gradgradcheck"),
                                                       op.get("checks", {}).get("forward_ad"))]

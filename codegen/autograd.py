@@ -1,6 +1,6 @@
 """Derivative formulas -> the backward Node of an op (model side).
 
-A formula is parsed into a small expression tree and printed as C++:
+Each formula's tree (parsed when the schema loaded, codegen/expr.py) is printed as C++:
 method calls become free functions (`grad.view(s)` -> `view(grad, s)`),
 metadata calls on a tensor (`self.sizes()`) become values saved at forward
 time, `grad`/`grad_<ret>`/`grads[i]` read the incoming gradients, `result`
@@ -13,120 +13,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .expr import Token, tokenize
-from .model import Argument, NativeFunction, SchemaError, Type
-
-# metadata method -> (C++ member type, how it is read at forward time)
-METADATA = {
-    "sizes": ("std::vector<int64_t>", "{t}.sizes().vec()", "IntArrayRef"),
-    "strides": ("std::vector<int64_t>", "{t}.strides().vec()", "IntArrayRef"),
-    "dim": ("int64_t", "{t}.dim()", None),
-    "numel": ("int64_t", "{t}.numel()", None),
-    "scalar_type": ("ScalarType", "{t}.scalar_type()", None),
-    "device": ("Device", "{t}.device()", None),
-    "is_contiguous": ("bool", "{t}.is_contiguous()", None),
-}
-
-# ------------------------------------------------------------------ parsing
-
-
-class _Parser:
-    """Recursive descent over the formula's tokens (C precedence)."""
-
-    LEVELS = [("||",), ("&&",), ("==", "!="), ("<", "<=", ">", ">="), ("+", "-"), ("*", "/", "%")]
-
-    def __init__(self, text: str):
-        self.toks = tokenize(text)
-        self.i = 0
-
-    def peek(self, k: int = 0) -> Token | None:
-        j = self.i + k
-        return self.toks[j] if j < len(self.toks) else None
-
-    def take(self, text: str | None = None) -> Token:
-        t = self.peek()
-        if t is None or (text is not None and t.text != text):
-            raise ValueError(f"expected '{text}'" + (f" at column {t.pos + 1}" if t else " at the end"))
-        self.i += 1
-        return t
-
-    def parse(self):
-        e = self.binary(0)
-        if self.peek() is not None:
-            raise ValueError(f"unexpected '{self.peek().text}' at column {self.peek().pos + 1}")
-        return e
-
-    def binary(self, level: int):
-        if level == len(self.LEVELS):
-            return self.unary()
-        left = self.binary(level + 1)
-        while self.peek() is not None and self.peek().kind == "op" and self.peek().text in self.LEVELS[level]:
-            op = self.take().text
-            left = ("bin", op, left, self.binary(level + 1))
-        return left
-
-    def unary(self):
-        t = self.peek()
-        if t is not None and t.kind == "op" and t.text in ("-", "!", "+"):
-            self.take()
-            return ("unary", t.text, self.unary())
-        return self.postfix()
-
-    def args(self) -> list:
-        self.take("(")
-        out = []
-        if self.peek() is not None and self.peek().text == ")":
-            self.take()
-            return out
-        while True:
-            out.append(self.binary(0))
-            if self.take().text == ")":
-                return out
-
-    def postfix(self):
-        e = self.primary()
-        while self.peek() is not None:
-            t = self.peek()
-            if t.text == ".":
-                self.take()
-                name = self.take().text
-                e = ("method", e, name, self.args())
-            elif t.text == "[":
-                self.take()
-                idx = self.binary(0)
-                self.take("]")
-                e = ("index", e, idx)
-            else:
-                break
-        return e
-
-    def primary(self):
-        t = self.take()
-        if t.kind == "number":
-            return ("num", t.text)
-        if t.kind == "string":
-            return ("str", t.text)
-        if t.kind == "call":
-            return ("call", t.text, self.args())
-        if t.kind in ("ident", "method"):
-            return ("name", t.text)
-        if t.text == "(":
-            e = self.binary(0)
-            self.take(")")
-            return ("paren", e)
-        if t.text == "[":
-            items = []
-            while self.peek() is not None and self.peek().text != "]":
-                items.append(self.binary(0))
-                if self.peek() is not None and self.peek().text == ",":
-                    self.take()
-            self.take("]")
-            return ("list", items)
-        raise ValueError(f"unexpected '{t.text}' at column {t.pos + 1}")
-
-
-def parse_formula(text: str):
-    return _Parser(text).parse()
+from . import expr as E
+from .load import return_names
+from .model import METADATA, Argument, NativeFunction, Type
 
 
 # ------------------------------------------------------------------ the node model
@@ -157,6 +46,7 @@ class FormulaCtx:
     text: str  # the formula as written
     joint: bool = False
     is_list: bool = False  # returns std::vector<Tensor> (a Tensor[] input)
+    tuple_type: str = ""  # a joint formula's result: std::tuple<Tensor, Tensor, ...>, one per input
 
 
 @dataclass
@@ -262,13 +152,12 @@ def _tensor_member(n: str, t: Type, condition: str, needed_by: tuple[str, ...]) 
                        needed_by=needed_by)
 
 
-class _Emitter:
+class _Emitter(E.Printer):
     """Prints one formula's tree as C++, recording what it reads."""
 
     def __init__(self, nf: NativeFunction, helpers: set[str], op_names: set[str], jvp: bool = False):
         # jvp: printed for the forward wrapper (arguments and outputs read directly, grad is a tangent)
         self.jvp = jvp
-        self.nf = nf
         s = nf.schema
         self.args = {a.name: a for a in s.arguments}
         self.rets = [r.name for r in s.returns]
@@ -288,99 +177,68 @@ class _Emitter:
             return self.rets.index(name)
         return None
 
-    def fn(self, name: str) -> str:
-        if name in self.helpers and name not in self.op_names:
-            self.uses_helpers = True
-        elif name in self.op_names:
-            self.ops.add(name)
+    def function(self, name: str) -> str:
+        if name in self.op_names:
+            self.ops.add(name)  # its header is included
         else:
             self.uses_helpers = True
         return name
 
-    def emit(self, e) -> str:
-        k = e[0]
-        if k == "num":
-            return e[1]
-        if k == "str":
-            return e[1]
-        if k == "paren":
-            return f"({self.emit(e[1])})"
-        if k == "list":
-            if not e[1]:
-                return "IntArrayRef{}"
-            return "std::vector<int64_t>{" + ", ".join(self.emit(x) for x in e[1]) + "}"
-        if k == "unary":
-            return f"{e[1]}{self.emit(e[2])}"
-        if k == "bin":
-            return f"{self.emit(e[2])} {e[1]} {self.emit(e[3])}"
-        if k == "index":
-            return f"{self.emit(e[1])}[{self.emit(e[2])}]"
-        if k == "call":
-            return f"{self.fn(e[1])}({', '.join(self.emit(a) for a in e[2])})"
-        if k == "method":
-            recv, name, args = e[1], e[2], e[3]
-            if name in METADATA and recv[0] == "name" and not args:
-                owner = recv[1]
-                if owner in self.args and self.args[owner].type.is_tensor:
-                    self.reads.add(f"meta:{owner}:{name}")
-                    return f"{owner}.{name}()" if self.jvp else f"{owner}_{name}"
-                if self.output_index(owner) is not None:
-                    self.reads.add(f"meta:{owner}:{name}")
-                    return f"out{self.output_index(owner)}.{name}()" if self.jvp else f"{owner}_{name}"
-            return f"{self.fn(name)}({', '.join([self.emit(recv)] + [self.emit(a) for a in args])})"
-        if k == "name":
-            n = e[1]
-            if n in ("true", "false"):
-                return n
-            if n == "grad":
-                return "grad" if self.jvp else "grads[0]"
-            if n == "grads":
-                return "grads"
-            if n.startswith("grad_") and n[5:] in self.rets:
-                return f"grads[{self.rets.index(n[5:])}]"
-            if n == "grad_input_mask":
-                return n
-            if self.jvp and n.endswith("_t") and n[:-2] in self.args and self.args[n[:-2]].type.base == "Tensor":
-                return f"t_{n[:-2]}"  # an input's tangent (zeros when it has none)
-            if n in self.args:
-                self.reads.add(n)
-                return n
-            i = self.output_index(n)
-            if i is not None:
-                self.reads.add(f"out:{i}")
-                return f"out{i}" if self.jvp else f"result{i}"
-            raise ValueError(f"unknown name '{n}'")
-        raise AssertionError(k)
+    def method(self, node: E.Method) -> str:
+        if node.name in METADATA:  # the loader checked: a tensor argument's or a return's, no arguments
+            owner = node.receiver.name
+            self.reads.add(f"meta:{owner}:{node.name}")
+            i = self.output_index(owner)
+            if i is not None and owner not in self.args:
+                return f"out{i}.{node.name}()" if self.jvp else f"{owner}_{node.name}"
+            return f"{owner}.{node.name}()" if self.jvp else f"{owner}_{node.name}"
+        return super().method(node)
+
+    def name(self, n: str) -> str:
+        if n in ("true", "false", "grads", "grad_input_mask"):
+            return n
+        if n == "grad":
+            return "grad" if self.jvp else "grads[0]"
+        if n.startswith("grad_") and n[5:] in self.rets:
+            return f"grads[{self.rets.index(n[5:])}]"
+        if self.jvp and n.endswith("_t") and n[:-2] in self.args and self.args[n[:-2]].type.base == "Tensor":
+            return f"t_{n[:-2]}"  # an input's tangent (zeros when it has none)
+        if n in self.args:
+            self.reads.add(n)
+            return n
+        i = self.output_index(n)
+        self.reads.add(f"out:{i}")
+        return f"out{i}" if self.jvp else f"result{i}"
 
 
 def autograd_context(nf: NativeFunction, index: int, helpers: set[str], op_names: set[str]) -> AutogradCtx:
+    """The backward node of a differentiable op. The loader has checked every rule: this only prints."""
     s = nf.schema
+    d = nf.derivatives
     args = {a.name: a for a in s.arguments}
     diff_inputs: list[DiffInput] = []
     for a in s.arguments:
-        if a.type.base != "Tensor" or a.name in nf.nondiff:
+        if a.type.base != "Tensor" or a.name in d.nondiff:
             continue
         kind = "list" if a.type.is_list else "optional" if a.type.optional else "tensor"
         diff_inputs.append(DiffInput(a.name, kind, len(diff_inputs)))
-    by_name = {d.name: d for d in diff_inputs}
+    by_name = {x.name: x for x in diff_inputs}
 
     formulas: list[FormulaCtx] = []
     reads_by_formula: list[tuple[list[str], set[str]]] = []
     uses_helpers = False
     ops: set[str] = set()
-    for dv in nf.derivatives:
-        inputs = [n for n in dv.inputs if n not in nf.nondiff]
+    for f in d.formulas:
+        inputs = [n for n in f.inputs if n not in d.nondiff]
         if not inputs:
             continue
         em = _Emitter(nf, helpers, op_names)
-        try:
-            cpp = em.emit(parse_formula(dv.formula))
-        except ValueError as e:
-            raise SchemaError(f"derivative formula for '{', '.join(dv.inputs)}': {e}", dv.line, s.full_name) from None
+        cpp = em.print(f.expr.tree)
         uses_helpers |= em.uses_helpers
         ops |= em.ops
-        formulas.append(FormulaCtx(inputs, cpp, [], dv.formula, joint=len(dv.inputs) > 1,
-                                   is_list=len(inputs) == 1 and by_name[inputs[0]].kind == "list"))
+        formulas.append(FormulaCtx(inputs, cpp, [], f.expr.text, joint=f.joint,
+                                   is_list=len(inputs) == 1 and by_name[inputs[0]].kind == "list",
+                                   tuple_type="std::tuple<" + ", ".join(["Tensor"] * len(inputs)) + ">"))
         reads_by_formula.append((inputs, em.reads))
 
     def users(name_read: str) -> tuple[str, ...]:
@@ -389,15 +247,11 @@ def autograd_context(nf: NativeFunction, index: int, helpers: set[str], op_names
 
     keep_flags: list[tuple[str, str]] = []
     keep_of: dict[str, str] = {}  # what a formula reads ("self", "out:0") -> its save_if flag
-    for name, cond in nf.save_if.items():
+    for name, cond in d.save_if.items():
         i = _Emitter(nf, helpers, op_names).output_index(name)
         read = f"out:{i}" if i is not None and name not in args else name
         flag = f"keep_{name}_"
-        try:
-            keep_flags.append((flag, _Emitter(nf, helpers, op_names, jvp=True).emit(parse_formula(cond))))
-        except ValueError as e:
-            raise SchemaError(f"save_if condition for '{name}': {e}", nf.lines.get("derivatives", nf.line),
-                              s.full_name) from None
+        keep_flags.append((flag, _Emitter(nf, helpers, op_names, jvp=True).print(cond.tree)))
         keep_of[read] = flag
 
     def condition(name_read: str) -> str:
@@ -415,16 +269,14 @@ def autograd_context(nf: NativeFunction, index: int, helpers: set[str], op_names
         if t.base == "Tensor":
             members.append(_tensor_member(n, t, condition(n), users(n)))
         else:
-            try:
-                decl, save, local = _value_member(a)
-            except ValueError as e:
-                raise SchemaError(str(e), nf.lines.get("derivatives", nf.line), s.full_name) from None
+            decl, save, local = _value_member(a)
             members.append(SavedMember(f"{n}_", decl, save, None, local, n))
+    nondiff_out = _nondiff_output_indices(nf)
     for r in sorted(x for x in all_reads if x.startswith("out:")):
         i = int(r[4:])
         members.append(SavedMember(
             f"result{i}_", "autograd::SavedVariable",
-            [f"node->result{i}_ = autograd::SavedVariable(out{i}, /*is_output=*/{'false' if i in _nondiff_output_indices(nf) else 'true'});"],
+            [f"node->result{i}_ = autograd::SavedVariable(out{i}, /*is_output=*/{'false' if i in nondiff_out else 'true'});"],
             condition(r), f"Tensor result{i} = result{i}_.unpack(shared_from_this());",
             f"result{i}" if len(s.returns) > 1 else "result", when="output", is_tensor=True,
             release=f"result{i}_.reset();", kind="output", needed_by=users(r)))
@@ -433,16 +285,13 @@ def autograd_context(nf: NativeFunction, index: int, helpers: set[str], op_names
         decl, read, view = METADATA[meth]
         member = f"{owner}_{meth}"
         i = _Emitter(nf, helpers, op_names).output_index(owner)
-        src = owner if i is None else f"out{i}"
+        src = owner if i is None or owner in args else f"out{i}"
         local = f"{view} {member} = {member}_;" if view else f"const {decl}& {member} = {member}_;"
         members.append(SavedMember(f"{member}_", decl, [f"node->{member}_ = {read.format(t=src)};"], None, local,
-                                   member, when="input" if i is None else "output", kind="metadata"))
+                                   member, when="input" if src == owner else "output", kind="metadata"))
 
     # Which locals each formula needs.
-    local_of = {}
-    for m in members:
-        key = m.python_name
-        local_of[key] = m.local
+    local_of = {m.python_name: m.local for m in members}
     for f, (inputs, reads) in zip(formulas, reads_by_formula):
         for r in sorted(reads):
             if r.startswith("out:"):
@@ -454,58 +303,48 @@ def autograd_context(nf: NativeFunction, index: int, helpers: set[str], op_names
                 key = r
             f.locals.append(local_of[key])
 
-    nondiff_out = _nondiff_output_indices(nf)
     diff_outputs = [i for i in range(len(s.returns)) if i not in nondiff_out]
     self_condition = ""
     self_member = next((m for m in members if m.member == "self_" and m.is_tensor), None)
     if "inplace" in nf.variants and self_member is not None:
         # The in-place variant saves a copy of self made before the op: which inputs need it
         # is known from their requires_grad before the node exists.
-        users = sorted({i for inputs, reads in reads_by_formula if "self" in reads for i in inputs},
-                       key=lambda n: by_name[n].index)
-        self_condition = "(" + " || ".join(f"autograd::requires_grad_of({u})" for u in users) + ")"
+        self_users = sorted({i for inputs, reads in reads_by_formula if "self" in reads for i in inputs},
+                            key=lambda n: by_name[n].index)
+        self_condition = "(" + " || ".join(f"autograd::requires_grad_of({u})" for u in self_users) + ")"
         if "self" in keep_of:
             self_condition = f"(({dict(keep_flags)[keep_of['self']]}) && {self_condition})"
         self_member.save = [x.replace("SavedVariable(self,", "SavedVariable(self_value,") for x in self_member.save]
+
     jvp_terms, linear_args, jvp_outputs, jvp_reads_self = [], "", [], False
-    if nf.jvp == "elementwise":
-        for dv in nf.derivatives:
-            if len(dv.inputs) != 1 or dv.inputs[0] in nf.nondiff or by_name[dv.inputs[0]].kind != "tensor":
-                if len(dv.inputs) == 1 and dv.inputs[0] in nf.nondiff:
-                    continue
-                raise SchemaError("jvp: elementwise needs one formula per single Tensor input",
-                                  nf.lines.get("jvp", nf.line), s.full_name)
+    jvp = d.jvp
+    if jvp is not None and jvp.kind == "elementwise":
+        for f in d.formulas:
+            if f.inputs[0] in d.nondiff:
+                continue
             em = _Emitter(nf, helpers, op_names, jvp=True)
-            jvp_terms.append((dv.inputs[0], em.emit(parse_formula(dv.formula))))
+            jvp_terms.append((f.inputs[0], em.print(f.expr.tree)))
             jvp_reads_self |= "self" in em.reads
-    elif nf.jvp == "linear":
+    elif jvp is not None and jvp.kind == "linear":
         linear_args = ", ".join(f"t_{a.name}" if a.name in by_name else a.name for a in s.arguments)
-    elif nf.jvp is not None:
-        rets = [r.name or ("result" if len(s.returns) == 1 else f"result{i}") for i, r in enumerate(s.returns)]
-        formulas_by_out = nf.jvp if isinstance(nf.jvp, dict) else {rets[0]: nf.jvp}
-        if not isinstance(nf.jvp, dict) and len(s.returns) != 1:
-            raise SchemaError("an op with several returns needs one jvp formula per differentiable return: "
-                              "jvp: {<return>: formula}", nf.lines.get("jvp", nf.line), s.full_name)
-        for out_name, text in formulas_by_out.items():
+    elif jvp is not None:
+        rets = return_names(s)
+        for out_name, ex in jvp.formulas.items():
             em = _Emitter(nf, helpers, op_names, jvp=True)
-            try:
-                jvp_outputs.append((rets.index(out_name), em.emit(parse_formula(str(text)))))
-            except ValueError as e:
-                raise SchemaError(f"jvp formula for {out_name}: {e}", nf.lines.get("jvp", nf.line),
-                                  s.full_name) from None
+            jvp_outputs.append((rets.index(out_name), em.print(ex.tree)))
             ops |= em.ops
             uses_helpers |= em.uses_helpers
             jvp_reads_self |= "self" in em.reads
     return AutogradCtx(
-        jvp=None if nf.jvp is None else nf.jvp if nf.jvp in ("elementwise", "linear") else "formula",
+        jvp=None if jvp is None else jvp.kind if jvp.kind in ("elementwise", "linear") else "formula",
         jvp_terms=jvp_terms, linear_args=linear_args, jvp_outputs=jvp_outputs, jvp_reads_self=jvp_reads_self,
         keep_flags=keep_flags,
         node=node_name(nf, index), inputs=diff_inputs, members=members, formulas=formulas,
         outputs=[f"out{i}" for i in range(len(s.returns))], diff_outputs=diff_outputs,
-        zero_fill=len(diff_outputs) > 1 and nf.zero_fill, helpers_used=uses_helpers, ops_used=sorted(ops),
-        self_condition=self_condition, index_of={d.name: d.index for d in diff_inputs})
+        zero_fill=len(diff_outputs) > 1 and d.zero_fill, helpers_used=uses_helpers, ops_used=sorted(ops),
+        self_condition=self_condition, index_of={x.name: x.index for x in diff_inputs})
 
 
 def _nondiff_output_indices(nf: NativeFunction) -> set[int]:
     names = [r.name for r in nf.schema.returns]
-    return {names.index(n) for n in nf.nondiff_outputs if n in names}
+    return {names.index(n) for n in nf.derivatives.nondiff_outputs if n in names}

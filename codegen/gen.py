@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 import jinja2
 
 from . import cpp
+from . import expr as E
 from .autograd import AutogradCtx, autograd_context, node_indices
-from .expr import tokenize
-from .load import dtype_category, dtype_list, load, load_helpers, named_returns
-from .model import NativeFunction
+from .load import BUILTIN_METAS, dtype_category, load, load_helpers, named_returns
+from .model import AnyDevice, Kernels, NativeFunction, Pointwise
 from .python_sig import (NUM_SHARDS, PyName, allows_number, arg_kind, pyi_default, pyi_type, python_names)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -39,6 +39,52 @@ class PointwiseCase:
 
 
 @dataclass
+class PromotionCtx:
+    body: list[str]  # the statements of kernels::<key>_compute_dtype
+    result_is_bool: bool  # always_bool: the result is bool whatever the compute dtype
+
+
+@dataclass
+class ImplCtx:
+    """How the wrappers reach the implementation: the meta rule and the kernel table, or the `any`
+    function (a composite needs nothing: composite::<key>)."""
+    meta_expr: str = ""  # C++ expression giving the output's TensorMeta (or one per return)
+    custom_meta: str | None = None  # a hand-written meta::<name> to declare
+    kernel_type: str = ""
+    cpu: str | None = None
+    cuda: str | None = None
+    # A hand-written CUDA kernel is written once for two backends (kernels/gpu/): the same function is
+    # also compiled for the host as kernels::on_host::<name>, which tests run on CPU tensors.
+    on_host: str | None = None
+    any_fn: str | None = None
+
+
+@dataclass
+class OutputsCtx:
+    """The kernel's output targets: `out`, or one per return (out0, out1, ...) for ops with several."""
+    names: list[str]
+    params: str  # const Tensor& out0, const Tensor& out1
+    multi: bool
+    meta_type: str  # TensorMeta, or std::array<TensorMeta, N>
+    ret: str  # the out= variant's C++ return type
+    composite_args: str  # a composite out= variant's arguments: dtype and device taken from out when not given
+    grad_args: str  # every tensor argument and target (out= refuses to run when one requires grad)
+    # tags: [exact_out_dtype]: out= must have the result's dtype exactly (PyTorch refuses a cast there).
+    exact: bool
+    exact_with_dtype: bool  # reductions and scans: with dtype= given, out= must have exactly that dtype
+
+
+@dataclass
+class PointwiseKernelCtx:
+    """The generated CPU and CUDA kernels of a `pointwise:` op."""
+    cases: list[PointwiseCase]  # one per dtype
+    used_tensors: list[str]  # the lambda's parameters, v_<name>
+    used_scalars: list[tuple[str, str]]  # s_<name> and its conversion to op_t
+    has_flags: list[str]  # h_<name>: whether an optional argument was given
+    lambda_params: str
+
+
+@dataclass
 class OpCtx:
     nf: NativeFunction
     key: str
@@ -46,51 +92,24 @@ class OpCtx:
     overload: str
     schema: str
     kind: str
-    params_decl: str
-    params: str
-    args: str
+    params_decl: str  # C++ parameters with their defaults (the header)
+    params: str  # without defaults
+    args: str  # the argument names, comma-separated
     ret: str
     has_inplace: bool
     has_out: bool
     is_view: bool
-    differentiable: bool
-    tensor_ptrs: str
-    promotion_body: list[str]
-    has_promotion: bool
-    result_is_bool: bool
-    meta_expr: str
-    kernel_type: str
-    kernel_cpu: str | None
-    kernel_cuda: str | None
-    # A hand-written CUDA kernel is written once for two backends (kernels/gpu/): the same function is
-    # also compiled for the host as kernels::on_host::<name>, which tests run on CPU tensors.
-    kernel_on_host: str | None
-    any_fn: str | None
-    custom_meta: str | None
-    out_args: str
     view_base: str | None
-    used_tensors: list[str] = field(default_factory=list)
-    used_scalars: list[tuple[str, str]] = field(default_factory=list)
-    has_flags: list[str] = field(default_factory=list)
-    checks: list[tuple[str, str]] = field(default_factory=list)
-    lambda_params: str = ""
-    cases: list[PointwiseCase] = field(default_factory=list)
+    promo: PromotionCtx | None
+    impl: ImplCtx
+    outs: OutputsCtx
+    pw: PointwiseKernelCtx | None
+    checks: list[tuple[str, str]]
     siblings: list[str] = field(default_factory=list)
-    # out= variants: one target `out`, or one per return (out0, out1, ...) for ops with several returns.
-    multi: bool = False
-    out_names: list[str] = field(default_factory=list)
-    out_params: str = ""
-    out_ret: str = ""
-    meta_type: str = "TensorMeta"
-    # tags: [exact_out_dtype]: out= must have the result's dtype exactly (PyTorch refuses a cast there).
-    out_exact: bool = False
-    exact_out_dtype: bool = False
-    # autograd: the backward node (differentiable ops), the inputs that decide whether to record,
-    # and every tensor argument (out= refuses to run when one requires grad).
+    # autograd: the backward node (differentiable ops), the inputs that decide whether to record.
     ag: AutogradCtx | None = None
     diff_args: str = ""
     all_tensor_args: str = ""
-    out_grad_args: str = ""
     args_original_self: str = ""  # the arguments with self replaced by original_self
     args_fw_self: str = ""  # the arguments with self replaced by fw_self (its value before an in-place op)
 
@@ -101,12 +120,12 @@ def _promotion_body(nf: NativeFunction) -> list[str]:
     dtype_arg = s.arg("dtype")
     if dtype_arg is not None and dtype_arg.type.base == "ScalarType":
         lines.append("if (dtype.has_value()) return *dtype;")
-    p = nf.promotion
+    p = nf.promotion.kind
     if p in ("self_dtype", "int_to_long"):
         lines.append("ScalarType r = self.scalar_type();")
     else:
         lines.append("ResultTypeState state;")
-        for a in nf.promotion_args:
+        for a in nf.promotion.args:
             lines.append(f"update_result_type(state, {a});")
         lines.append("ScalarType r = result_type(state);")
     if p == "int_to_float":
@@ -117,33 +136,32 @@ def _promotion_body(nf: NativeFunction) -> list[str]:
     return lines
 
 
-def _pointwise_expr(nf: NativeFunction, text: str, used_t: set, used_s: set) -> str:
-    tensor_names = {a.name for a in nf.schema.arguments if a.type.is_tensor}
-    out = []
-    for t in tokenize(text):
-        if t.kind == "ident":
-            if t.text in tensor_names:
-                used_t.add(t.text)
-                out.append(f"v_{t.text}")
-            elif t.text.startswith("has_") and nf.schema.arg(t.text) is None:
-                used_s.add(t.text[4:])
-                out.append(f"h_{t.text[4:]}")
-            else:
-                used_s.add(t.text)
-                out.append(f"s_{t.text}")
-        elif t.kind == "call":
-            out.append(f"scalar_math::{t.text}")
-        elif t.kind == "number":
-            out.append(f"op_t({t.text.rstrip('fF')})")
-        else:
-            out.append(t.text)
-    text = ""
-    for i, tok in enumerate(out):
-        glue = i == 0 or tok in (")", ",") or out[i - 1] == "(" or (tok == "(" and out[i - 1].startswith(
-            "scalar_math::")) or (out[i - 1] in ("-", "!", "~") and (i == 1 or out[i - 2] in ("(", ",", "+", "-",
-                                                                                                "*", "/")))
-        text += ("" if glue else " ") + tok
-    return text
+class _PointwisePrinter(E.Printer):
+    """A `pointwise:` expression as the body of the kernel's lambda: tensor arguments are the lambda's
+    parameters v_<name>, other arguments locals s_<name> (h_<name>: whether an optional one was given),
+    numbers op_t(...) and functions scalar_math::f."""
+
+    def __init__(self, nf: NativeFunction):
+        self.tensors = {a.name for a in nf.schema.arguments if a.type.is_tensor}
+        self.args = {a.name for a in nf.schema.arguments}
+        self.used_tensors: set[str] = set()
+        self.used_scalars: set[str] = set()
+
+    def name(self, name: str) -> str:
+        if name in self.tensors:
+            self.used_tensors.add(name)
+            return f"v_{name}"
+        if name.startswith("has_") and name not in self.args:
+            self.used_scalars.add(name[4:])
+            return f"h_{name[4:]}"
+        self.used_scalars.add(name)
+        return f"s_{name}"
+
+    def number(self, text: str) -> str:
+        return f"op_t({text.rstrip('fF')})"
+
+    def function(self, name: str) -> str:
+        return f"scalar_math::{name}"
 
 
 def _out_arg(name, dtype_arg, device_arg, out="out") -> str:
@@ -169,108 +187,115 @@ def _tensor_list(names: list[str]) -> str:
     return "{" + ", ".join(f"&{n}" for n in names) + "}"
 
 
+def _meta_expr(nf: NativeFunction, tensor_args: list[str], args: str) -> str:
+    s, impl = nf.schema, nf.impl
+    result_dtype_call = f"kernels::{nf.key}_result_dtype({args})"
+    if impl.meta == "reduction":
+        dim = s.arg("dim")
+        dims = "std::nullopt"  # every dim
+        if dim is not None and dim.type.is_list:
+            dims = "dim"
+        elif dim is not None and dim.type.optional:  # int? dim: None reduces every dim
+            dims = "dim.has_value() ? std::optional<IntArrayRef>(IntArrayRef(*dim)) : std::nullopt"
+        elif dim is not None:
+            dims = "IntArrayRef(dim)"
+        keepdim = "keepdim" if s.arg("keepdim") is not None else "false"
+        expr = f"meta_reduction(kOp, self, {dims}, {keepdim}, {result_dtype_call})"
+    elif impl.meta == "broadcast":
+        expr = f"meta_broadcast(kOp, {_tensor_list(tensor_args)}, {result_dtype_call})"
+    elif impl.meta == "same_as_self":
+        others = [t for t in tensor_args if t != "self"]
+        expr = f"meta_same_as_self(kOp, self, {_tensor_list(others)}, {result_dtype_call})"
+    else:
+        expr = f"meta::{impl.meta}({args})"
+    if "computes_in_out_dtype" in nf.tags:  # the kernel computes in out's dtype: any out= dtype passes
+        expr = f"with_any_target_dtype({expr})"
+    return expr
+
+
+def _impl_context(nf: NativeFunction, tensor_args: list[str], args: str, out_params: str) -> ImplCtx:
+    impl, s = nf.impl, nf.schema
+    if isinstance(impl, AnyDevice):
+        return ImplCtx(any_fn=impl.fn)
+    if not isinstance(impl, (Pointwise, Kernels)):
+        return ImplCtx()
+    ctx = ImplCtx(meta_expr=_meta_expr(nf, tensor_args, args),
+                  custom_meta=impl.meta if impl.meta not in BUILTIN_METAS else None,
+                  kernel_type=f"void (*)({', '.join(cpp.params(s, defaults=False) + [out_params])})")
+    if isinstance(impl, Pointwise):
+        ctx.cpu, ctx.cuda = f"{nf.key}_out_cpu", f"{nf.key}_out_cuda"
+    else:
+        ctx.cpu, ctx.cuda = impl.cpu, impl.cuda
+        if impl.cuda is not None and impl.cuda != impl.cpu:  # not a device-generic kernel
+            ctx.on_host = impl.cuda
+    return ctx
+
+
+def _outputs_context(nf: NativeFunction) -> OutputsCtx:
+    s = nf.schema
+    multi = len(s.returns) > 1
+    names = [f"out{i}" for i in range(len(s.returns))] if multi else ["out"]
+    dtype_arg, device_arg, self_arg = s.arg("dtype"), s.arg("device"), s.arg("self")
+    tensors = [a.name for a in s.arguments if a.type.base == "Tensor"]
+    return OutputsCtx(
+        names=names, params=", ".join(f"const Tensor& {o}" for o in names), multi=multi,
+        meta_type=f"std::array<TensorMeta, {len(s.returns)}>" if multi else "TensorMeta",
+        ret=cpp.return_type(s) if multi else "const Tensor&",
+        composite_args=", ".join(_out_arg(a.name, dtype_arg, device_arg, names[0]) for a in s.arguments),
+        grad_args=", ".join(tensors + names), exact="exact_out_dtype" in nf.tags,
+        exact_with_dtype=(dtype_arg is not None and dtype_arg.type.base == "ScalarType" and self_arg is not None
+                          and self_arg.type.is_tensor and "out" in nf.variants))
+
+
+def _pointwise_kernel_context(nf: NativeFunction, tensor_args: list[str]) -> PointwiseKernelCtx:
+    s = nf.schema
+    printer = _PointwisePrinter(nf)
+    cases = [PointwiseCase(cpp.dtype_enum(d), cpp.DTYPE_CPP[d], printer.print(nf.impl.exprs[dtype_category(d)].tree))
+             for d in nf.dtype_list]
+    used_tensors = [a for a in tensor_args if a in printer.used_tensors]
+    # Scalars convert with Scalar::to<op_t>(); int/float/bool arguments with a cast. An optional
+    # one is its value or 0, and h_<name> says whether it was given.
+    used_scalars, has_flags = [], []
+    for a in s.arguments:
+        if a.name not in printer.used_scalars:
+            continue
+        value = f"(*{a.name})" if a.type.optional else a.name
+        conv = f"{value}.to<op_t>()" if a.type.base == "Scalar" else f"static_cast<op_t>({value})"
+        if a.type.optional:
+            used_scalars.append((a.name, f"{a.name}.has_value() ? {conv} : op_t(0)"))
+            has_flags.append(a.name)
+        else:
+            used_scalars.append((a.name, conv))
+    return PointwiseKernelCtx(cases, used_tensors, used_scalars, has_flags,
+                              ", ".join(f"op_t v_{t}" for t in used_tensors))
+
+
 def op_context(nf: NativeFunction, first_default: int = 0, node_index: int = 0,
                helpers: set[str] | None = None, op_names: set[str] | None = None) -> OpCtx:
     s = nf.schema
     tensor_args = [a.name for a in s.arguments if a.type.base == "Tensor" and not a.type.is_list]
-    has_promotion = nf.promotion is not None
     args = ", ".join(cpp.arg_names(s))
-    meta_expr, custom_meta = "", None
-    result_dtype_call = f"kernels::{nf.key}_result_dtype({args})"
-    kind = nf.kind
-    if kind == "pointwise":
-        meta = nf.meta or ("same_as_self" if tensor_args == ["self"] else "broadcast")
-        if meta == "broadcast":
-            meta_expr = f"meta_broadcast(kOp, {_tensor_list(tensor_args)}, {result_dtype_call})"
-        else:
-            others = [t for t in tensor_args if t != "self"]
-            meta_expr = f"meta_same_as_self(kOp, self, {_tensor_list(others)}, {result_dtype_call})"
-    elif kind == "dispatch":
-        if nf.meta == "reduction":
-            dim = s.arg("dim")
-            dims = "std::nullopt"  # every dim
-            if dim is not None and dim.type.is_list:
-                dims = "dim"
-            elif dim is not None and dim.type.optional:  # int? dim: None reduces every dim
-                dims = "dim.has_value() ? std::optional<IntArrayRef>(IntArrayRef(*dim)) : std::nullopt"
-            elif dim is not None:
-                dims = "IntArrayRef(dim)"
-            keepdim = "keepdim" if s.arg("keepdim") is not None else "false"
-            meta_expr = f"meta_reduction(kOp, self, {dims}, {keepdim}, {result_dtype_call})"
-        elif nf.meta == "broadcast":
-            meta_expr = f"meta_broadcast(kOp, {_tensor_list(tensor_args)}, {result_dtype_call})"
-        elif nf.meta == "same_as_self":
-            others = [t for t in tensor_args if t != "self"]
-            meta_expr = f"meta_same_as_self(kOp, self, {_tensor_list(others)}, {result_dtype_call})"
-        else:
-            custom_meta = nf.meta
-            meta_expr = f"meta::{nf.meta}({args})"
-    if "computes_in_out_dtype" in nf.tags:  # the kernel computes in out's dtype: any out= dtype passes
-        meta_expr = f"with_any_target_dtype({meta_expr})"
-    kernel_cpu = kernel_cuda = kernel_on_host = any_fn = None
-    if kind == "pointwise":
-        kernel_cpu, kernel_cuda = f"{nf.key}_out_cpu", f"{nf.key}_out_cuda"
-    elif kind == "dispatch":
-        kernel_cpu, kernel_cuda = nf.dispatch.get("cpu"), nf.dispatch.get("cuda")
-        if kernel_cuda is not None and kernel_cuda != kernel_cpu:  # not a device-generic kernel
-            kernel_on_host = kernel_cuda
-    elif kind == "any":
-        any_fn = nf.dispatch["any"]
-    dtype_arg = s.arg("dtype")
-    device_arg = s.arg("device")
-    multi = len(s.returns) > 1
-    out_names = [f"out{i}" for i in range(len(s.returns))] if multi else ["out"]
-    out_params = ", ".join(f"const Tensor& {o}" for o in out_names)
+    outs = _outputs_context(nf)
+    promo = None
+    if nf.promotion is not None:
+        promo = PromotionCtx(_promotion_body(nf), nf.promotion.kind == "always_bool")
     ctx = OpCtx(
-        nf=nf, key=nf.key, name=s.name, overload=s.overload, schema=str(s), kind=kind,
-        params_decl=", ".join(cpp.params(s, defaults=True, first_default=first_default)), params=", ".join(cpp.params(s, defaults=False)),
-        args=args, ret=cpp.return_type(s), has_inplace="inplace" in nf.variants, has_out="out" in nf.variants, is_view=s.is_view,
-        differentiable=nf.differentiable, tensor_ptrs=_tensor_list(tensor_args),
-        promotion_body=_promotion_body(nf) if has_promotion else [], has_promotion=has_promotion,
-        result_is_bool=nf.promotion == "always_bool", meta_expr=meta_expr,
-        kernel_type=f"void (*)({', '.join(cpp.params(s, defaults=False) + [out_params])})",
-        kernel_cpu=kernel_cpu, kernel_cuda=kernel_cuda, kernel_on_host=kernel_on_host, any_fn=any_fn, custom_meta=custom_meta,
-        out_args=", ".join(_out_arg(a.name, dtype_arg, device_arg, out_names[0]) for a in s.arguments),
-        view_base=next((a.name for a in s.arguments if a.type.alias), None),
-    )
-    # A message is prefixed with the op's name unless it starts with it ("mean(): could not infer ...").
-    ctx.checks = [(cond, _cpp_message(msg if re.match(rf"{s.name}\b", msg) else f"{s.name}: {msg}"))
-                  for cond, msg in nf.checks]
-    all_tensors = [a.name for a in s.arguments if a.type.base == "Tensor"]
-    ctx.all_tensor_args = ", ".join(all_tensors)
+        nf=nf, key=nf.key, name=s.name, overload=s.overload, schema=str(s), kind=nf.kind,
+        params_decl=", ".join(cpp.params(s, defaults=True, first_default=first_default)),
+        params=", ".join(cpp.params(s, defaults=False)), args=args, ret=cpp.return_type(s),
+        has_inplace="inplace" in nf.variants, has_out="out" in nf.variants, is_view=s.is_view,
+        view_base=next((a.name for a in s.arguments if a.type.alias), None), promo=promo,
+        impl=_impl_context(nf, tensor_args, args, outs.params), outs=outs,
+        pw=_pointwise_kernel_context(nf, tensor_args) if isinstance(nf.impl, Pointwise) else None,
+        # A message is prefixed with the op's name unless it starts with it ("mean(): could not infer ...").
+        checks=[(cond, _cpp_message(msg if re.match(rf"{s.name}\b", msg) else f"{s.name}: {msg}"))
+                for cond, msg in nf.checks])
+    ctx.all_tensor_args = ", ".join(a.name for a in s.arguments if a.type.base == "Tensor")
     ctx.args_original_self = ", ".join("original_self" if n == "self" else n for n in cpp.arg_names(s))
     ctx.args_fw_self = ", ".join("fw_self" if n == "self" else n for n in cpp.arg_names(s))
-    ctx.out_grad_args = ", ".join(all_tensors + out_names)
     if nf.differentiable:
         ctx.ag = autograd_context(nf, node_index, helpers or set(), op_names or set())
         ctx.diff_args = ", ".join(d.name for d in ctx.ag.inputs)
-    ctx.multi, ctx.out_names, ctx.out_params = multi, out_names, out_params
-    ctx.out_exact = "exact_out_dtype" in nf.tags
-    ctx.out_ret = cpp.return_type(s) if multi else "const Tensor&"
-    ctx.meta_type = f"std::array<TensorMeta, {len(s.returns)}>" if multi else "TensorMeta"
-    # PyTorch's reductions and scans: an out= target must have exactly the dtype that `dtype=` asks for.
-    self_arg = s.arg("self")
-    ctx.exact_out_dtype = (dtype_arg is not None and dtype_arg.type.base == "ScalarType" and self_arg is not None
-                           and self_arg.type.is_tensor and "out" in nf.variants)
-    if kind == "pointwise":
-        used_t, used_s = set(), set()
-        for d in dtype_list(nf):
-            expr = _pointwise_expr(nf, nf.pointwise[dtype_category(d)], used_t, used_s)
-            ctx.cases.append(PointwiseCase(cpp.dtype_enum(d), cpp.DTYPE_CPP[d], expr))
-        ctx.used_tensors = [a for a in tensor_args if a in used_t]
-        # Scalars convert with Scalar::to<op_t>(); int/float/bool arguments with a cast. An optional
-        # one is its value or 0, and h_<name> says whether it was given.
-        for a in s.arguments:
-            if a.name not in used_s:
-                continue
-            value = f"(*{a.name})" if a.type.optional else a.name
-            conv = f"{value}.to<op_t>()" if a.type.base == "Scalar" else f"static_cast<op_t>({value})"
-            if a.type.optional:
-                ctx.used_scalars.append((a.name, f"{a.name}.has_value() ? {conv} : op_t(0)"))
-                ctx.has_flags.append(a.name)
-            else:
-                ctx.used_scalars.append((a.name, conv))
-        ctx.lambda_params = ", ".join(f"op_t v_{t}" for t in ctx.used_tensors)
     return ctx
 
 
@@ -403,7 +428,7 @@ class Writer:
         return sorted(removed)
 
 
-def generate(yaml_path: str, out_dir: str, with_cuda_sources: bool = True) -> Writer:
+def generate(yaml_path: str, out_dir: str) -> Writer:
     helpers = load_helpers()
     functions = load(yaml_path, helpers)
     env = _env()
@@ -445,7 +470,6 @@ def generate(yaml_path: str, out_dir: str, with_cuda_sources: bool = True) -> Wr
         if all(o.key != name for o in members) and name not in keys:
             w.write(f"ops/{name}.h", env.get_template("op_group.h.j2").render(name=name, ops=members))
     names = python_names(functions)
-    by_op = {op.key: op for op in ops}
     for shard in range(NUM_SHARDS):
         members = [py_name_context(g) for g in names if g.shard == shard]
         includes = sorted({sig.nf.key for g in names if g.shard == shard for sig in g.signatures})
@@ -466,7 +490,6 @@ def generate(yaml_path: str, out_dir: str, with_cuda_sources: bool = True) -> Wr
     w.write("torchlite/_C.pyi", env.get_template("stubs.pyi.j2").render(stubs=_pyi(names)))
     w.write("files.cmake", env.get_template("files.cmake.j2").render(
         cpu=sorted(cpu_sources), cuda=sorted(cuda_sources), python=py_sources, num_shards=NUM_SHARDS))
-    del by_op
     w.remove_stale()
     return w
 

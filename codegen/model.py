@@ -7,7 +7,7 @@ NativeFunction. Everything the templates need is derived from these classes
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 BASE_TYPES = ("Tensor", "Scalar", "int", "float", "bool", "str", "ScalarType", "Device", "Generator")
 # Types that may be lists (Tensor[], int[], int[N], float[], bool[N]).
@@ -245,18 +245,105 @@ class FunctionSchema:
         return f"{self.full_name}({', '.join(args)}) -> {ret}"
 
 
+# ------------------------------------------------------------------ one entry
+
+# Metadata methods a formula may call on a tensor argument or a return (`self.sizes()`): the node saves the
+# value at forward time, not the tensor. method -> (C++ member type, how it is read, the type the formula
+# sees when that differs).
+METADATA = {
+    "sizes": ("std::vector<int64_t>", "{t}.sizes().vec()", "IntArrayRef"),
+    "strides": ("std::vector<int64_t>", "{t}.strides().vec()", "IntArrayRef"),
+    "dim": ("int64_t", "{t}.dim()", None),
+    "numel": ("int64_t", "{t}.numel()", None),
+    "scalar_type": ("ScalarType", "{t}.scalar_type()", None),
+    "device": ("Device", "{t}.device()", None),
+    "is_contiguous": ("bool", "{t}.is_contiguous()", None),
+}
+
+
 @dataclass(frozen=True)
-class Derivative:
-    inputs: tuple[str, ...]  # one for `self: ...`, several for joint `"self, other": ...`
-    formula: str
+class Expr:
+    """An expression of the schema, parsed once (codegen/expr.py) when it loads."""
+    text: str  # as written
+    tree: object  # its expr.* node
+    line: int
+
+
+@dataclass(frozen=True)
+class Promotion:
+    """How the result dtype follows the inputs: kind (default, int_to_float, ...) over args."""
+    kind: str
+    args: tuple[str, ...]
+
+
+# What an op is: exactly one implementation.
+
+@dataclass(frozen=True)
+class Pointwise:
+    """`pointwise:` an expression per dtype category; CPU and CUDA kernels are generated from it."""
+    exprs: dict  # "floating" / "integral" / "bool" -> Expr
+    meta: str  # broadcast or same_as_self
+    kind = "pointwise"
+
+
+@dataclass(frozen=True)
+class Kernels:
+    """`dispatch: {cpu: f, cuda: g}`: hand-written out-kernels, sized by `meta`."""
+    cpu: str | None
+    cuda: str | None
+    meta: str  # a built-in rule or a C++ function in namespace meta
+    kind = "dispatch"
+
+
+@dataclass(frozen=True)
+class AnyDevice:
+    """`dispatch: {any: f}`: one device-generic function that returns its result (views, metadata)."""
+    fn: str
+    kind = "any"
+
+
+@dataclass(frozen=True)
+class Composite:
+    """`composite: true`: written with other ops in csrc/composite/<op>.cpp."""
+    kind = "composite"
+
+
+@dataclass(frozen=True)
+class Formula:
+    """One derivative formula: the gradient of one input (`self: ...`) or of several (`"self, other": ...`)."""
+    inputs: tuple[str, ...]
+    expr: Expr
+
+    @property
+    def joint(self) -> bool:
+        return len(self.inputs) > 1
+
+
+@dataclass(frozen=True)
+class Jvp:
+    """Forward mode: `elementwise` (the backward formulas on the tangents), `linear` (the op on the
+    tangents) or `formulas`, one per differentiable return."""
+    kind: str
+    formulas: dict  # return name ("result" for one unnamed return) -> Expr; kind formulas only
+    per_output: bool  # written as a mapping {return: formula}
+    line: int
+
+
+@dataclass(frozen=True)
+class Derivatives:
+    """An op's `derivatives:` and `jvp:`: formulas per input, what is not differentiable, what is saved when."""
+    formulas: tuple[Formula, ...]
+    nondiff: tuple[str, ...]
+    nondiff_outputs: tuple[str, ...]
+    save_if: dict  # saved tensor -> Expr over the non-tensor arguments: saved only when it holds
+    zero_fill: bool  # several differentiable outputs: undefined gradients become zeros before the formulas
+    jvp: Jvp | None
     line: int
 
 
 @dataclass(frozen=True)
 class TestSpec:
-    ref: str | None = None
     domain: tuple | None = None
-    tol: dict | None = None
     xfail: str | None = None  # the reason
     not_twice_differentiable: str | None = None  # the reason
 
@@ -265,26 +352,18 @@ class TestSpec:
 class NativeFunction:
     schema: FunctionSchema
     line: int
+    lines: dict  # key -> the line it is on
     variants: tuple[str, ...]
-    dtypes: str
-    promotion: str | None
-    promotion_args: tuple[str, ...]
-    pointwise: dict[str, str] | None  # dtype category -> expression ("all" when one expression)
-    dispatch: dict[str, str] | None  # {"cpu": f, "cuda": g} or {"any": f}
-    meta: str | None
-    composite: bool
+    dtypes: str  # the set's name (all, floating...) or the listed dtypes joined by ", "
+    dtype_list: tuple[str, ...]
+    promotion: Promotion | None
+    impl: Pointwise | Kernels | AnyDevice | Composite
     checks: tuple[tuple[str, str], ...]  # (C++ condition, message), checked before the kernel runs
-    derivatives: tuple[Derivative, ...]
-    nondiff: tuple[str, ...]
-    nondiff_outputs: tuple[str, ...]
-    save_if: dict[str, str]  # saved tensor -> C++ condition over the arguments: saved only when it holds
-    zero_fill: bool  # several differentiable outputs: undefined gradients become zeros before the formulas
-    jvp: str | dict[str, str] | None  # elementwise, linear, a formula, or {return name: formula}
+    derivatives: Derivatives | None
     python_module: str | None
     tags: tuple[str, ...]
     doc: str | None
     test: TestSpec
-    lines: dict[str, int] = field(default_factory=dict)
 
     @property
     def name(self) -> str:
@@ -296,14 +375,16 @@ class NativeFunction:
 
     @property
     def kind(self) -> str:
-        if self.pointwise is not None:
-            return "pointwise"
-        if self.composite:
-            return "composite"
-        if self.dispatch and "any" in self.dispatch:
-            return "any"
-        return "dispatch"
+        return self.impl.kind
+
+    @property
+    def meta(self) -> str | None:
+        return getattr(self.impl, "meta", None)
 
     @property
     def differentiable(self) -> bool:
-        return bool(self.derivatives)
+        return self.derivatives is not None and bool(self.derivatives.formulas)
+
+    @property
+    def nondiff(self) -> tuple[str, ...]:
+        return self.derivatives.nondiff if self.derivatives else ()

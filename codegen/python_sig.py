@@ -134,7 +134,7 @@ def allows_number(nf: NativeFunction, a: PyParam) -> bool:
     overload for them; max.other: max(x, 1) means a dim, not max(x, other))."""
     if not a.type.is_tensor or a.type.is_list or a.is_out or "no_python_numbers" in nf.tags:
         return False
-    promotes = nf.promotion is not None and nf.promotion != "self_dtype"
+    promotes = nf.promotion is not None and nf.promotion.kind != "self_dtype"
     if a.name == "self":
         return promotes and sum(1 for x in nf.schema.arguments if x.type.is_tensor and not x.type.is_list) > 1
     return promotes or nf.kind == "composite"

@@ -70,7 +70,7 @@ SAMPLES = {
 def samples(nf):
     """[(label, args by name)] with float64 differentiable inputs."""
     rng = T.rng_for("autograd", nf.schema.full_name)
-    if nf.pointwise is not None:
+    if nf.kind == "pointwise":
         layouts = [lay for lay in ("broadcast_other", "noncontiguous") if lay in T.layouts_for(nf)]
         out = []
         for layout in layouts:
@@ -186,7 +186,7 @@ def test_gradgradcheck(nf, label, kind):
 
 
 # Every case of an op with a `jvp:`, in-place variants included.
-FORWARD_CASES = [c for c in CASES if c.values[0].jvp]
+FORWARD_CASES = [c for c in CASES if c.values[0].derivatives and c.values[0].derivatives.jvp]
 
 
 @pytest.mark.parametrize("nf,label,kind", FORWARD_CASES)
@@ -270,3 +270,18 @@ def test_audit_passes_and_its_report_is_current():
     with open(os.path.join(root, "docs", "autograd_audit.md")) as f:
         committed = f.read()
     assert strip(committed) == strip(markdown(ops)), "docs/autograd_audit.md is stale: run python -m codegen audit"
+
+
+def test_audit_fails_when_its_checks_cannot_run(monkeypatch, capsys):
+    """`python -m codegen audit` exits non-zero, saying why, when it cannot run its checks (here: the sample
+    module cannot be imported), instead of reporting zero passes as success."""
+    import os
+    import sys
+
+    from codegen.audit import main
+
+    monkeypatch.setitem(sys.modules, "test_autograd_ops", None)  # makes `import test_autograd_ops` fail
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    assert main(os.path.join(root, "native_functions.yaml"), None, None, run=True) == 1
+    err = capsys.readouterr().err
+    assert "audit: error: checks not run: ModuleNotFoundError" in err, err

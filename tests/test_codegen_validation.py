@@ -14,8 +14,9 @@ import pytest
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-from codegen.load import load, load_text  # noqa: E402
-from codegen.model import SchemaError  # noqa: E402
+from codegen import expr as E  # noqa: E402
+from codegen.load import DTYPES, load, load_text  # noqa: E402
+from codegen.model import AnyDevice, Promotion, SchemaError  # noqa: E402
 
 F = "native_functions.yaml"
 
@@ -198,7 +199,7 @@ def test_pointwise_optional_scalar_has_flag():
           promotion: default
           pointwise: "has_lo ? max(self, lo) : self"
         """).lstrip("\n"))
-    assert nf.pointwise["floating"] == "has_lo ? max(self, lo) : self"
+    assert nf.impl.exprs["floating"].text == "has_lo ? max(self, lo) : self"
     check("""
         - func: foo(Tensor self, Scalar lo) -> Tensor
           promotion: default
@@ -390,18 +391,111 @@ def test_jvp_mapping_names_a_differentiable_return():
 
 
 def test_jvp_formula_on_several_returns_needs_a_mapping():
-    text = """
+    check("""
         - func: foo(Tensor self) -> (Tensor a, Tensor b)
           dispatch: {cpu: foo_cpu}
           meta: foo_meta
           derivatives:
             self: grad_a + grad_b
           jvp: self_t
-        """
-    fns = load_text(textwrap.dedent(text).lstrip("\n"))
-    from codegen.autograd import autograd_context
-    with pytest.raises(SchemaError, match="one jvp formula per differentiable return"):
-        autograd_context(fns[0], 0, set(), {"foo"})
+        """, 6, "foo", "an op with several returns needs one jvp formula per differentiable return: "
+        "jvp: {<return>: formula}")
+
+
+def test_jvp_elementwise_needs_one_formula_per_input():
+    # Found by a new user: `check` accepted this and `generate` failed. Now the loader refuses it.
+    check("""
+        - func: foo(Tensor self, Tensor other) -> Tensor
+          promotion: default
+          pointwise: self * other
+          derivatives:
+            "self, other": mul_backward(grad, self, other, grad_input_mask)
+          jvp: elementwise
+        """, 6, "foo", "jvp: elementwise needs one formula per single Tensor input")
+
+
+def test_jvp_kind_on_several_returns():
+    check("""
+        - func: foo(Tensor self) -> (Tensor a, Tensor b)
+          dispatch: {cpu: foo_cpu}
+          meta: foo_meta
+          derivatives:
+            self: grad_a + grad_b
+          jvp: linear
+        """, 6, "foo", "jvp: linear serves ops with one return: give one formula per differentiable return, "
+        "jvp: {<return>: formula}")
+
+
+def test_jvp_unknown_name():
+    check("""
+        - func: foo(Tensor self, Tensor other) -> Tensor
+          promotion: default
+          pointwise: self * other
+          derivatives:
+            self: grad * other
+            other: grad * self
+          jvp: self_t * other + self * bogus_t
+        """, 7, "foo", "unknown name 'bogus_t' in jvp formula (arguments, <input>_t, results)")
+
+
+def test_metadata_method_reads_a_tensor_argument_or_return():
+    check("""
+        - func: foo(Tensor self) -> Tensor
+          promotion: default
+          pointwise: self
+          derivatives:
+            self: sum_to_size(grad, grad.sizes())
+        """, 5, "foo", "'.sizes()' in derivative formula for 'self' reads the metadata of a Tensor argument or a "
+        "return, with no arguments (self.sizes())")
+
+
+def test_formula_cannot_read_a_generator():
+    check("""
+        - func: foo(Tensor self, *, Generator? generator=None) -> Tensor
+          dispatch: {cpu: foo_cpu}
+          meta: same_as_self
+          promotion: self_dtype
+          derivatives:
+            self: sum_to_size(grad, generator)
+        """, 6, "foo", "derivative formula for 'self' reads the generator 'generator': formulas cannot save a "
+        "generator")
+
+
+def test_joint_formula_cannot_cover_a_tensor_list():
+    check("""
+        - func: foo(Tensor[] tensors, Tensor other) -> Tensor
+          dispatch: {cpu: foo_cpu}
+          meta: foo_meta
+          derivatives:
+            "tensors, other": foo_backward(grad, tensors, other)
+        """, 5, "foo", "a joint formula cannot compute the gradient of the Tensor[] argument 'tensors': give it "
+        "its own formula")
+
+
+def test_differentiable_ops_return_tensors():
+    check("""
+        - func: foo(Tensor self) -> Tensor[]
+          dispatch: {any: foo_any}
+          derivatives:
+            self: grad
+        """, 3, "foo", "differentiable ops return Tensors (not lists or numbers): write the op as a composite")
+
+
+def test_expression_syntax_error_names_the_column():
+    check("""
+        - func: foo(Tensor self) -> Tensor
+          promotion: default
+          pointwise: self +* 2
+          derivatives:
+            self: grad
+        """, 3, "foo", "pointwise expression 'self +* 2': unexpected '*' at column 7")
+    check("""
+        - func: foo(Tensor self) -> Tensor
+          promotion: default
+          pointwise: self
+          derivatives:
+            self: grad.view(
+        """, 5, "foo", "derivative formula for 'self': unexpected end of the expression")
 
 
 def test_save_if_names_a_tensor_the_formulas_read():
@@ -412,7 +506,7 @@ def test_save_if_names_a_tensor_the_formulas_read():
           derivatives:
             "self, other": grad
             save_if: {other: mode == "x"}
-        """, 4, "foo", "save_if names 'other', which is not a tensor the formulas read")
+        """, 6, "foo", "save_if names 'other', which is not a tensor the formulas read")
 
 
 def test_save_if_condition_reads_only_non_tensor_arguments():
@@ -423,7 +517,7 @@ def test_save_if_condition_reads_only_non_tensor_arguments():
           derivatives:
             "self, other": grad * other
             save_if: {other: self.dim() > 1}
-        """, 4, "foo", "save_if condition for 'other' may only read non-tensor arguments (mode): not 'self'")
+        """, 6, "foo", "save_if condition for 'other' may only read non-tensor arguments (mode): not 'self'")
 
 
 def test_zero_fill_is_a_bool():
@@ -472,7 +566,7 @@ def test_unknown_test_key():
           composite: true
           test:
             reff: x
-        """, 4, "foo", "unknown key 'reff' in test (known: ref, domain, tol, xfail, not_twice_differentiable)")
+        """, 4, "foo", "unknown key 'reff' in test (known: domain, xfail, not_twice_differentiable)")
 
 
 # ------------------------------------------------------------------ valid entries
@@ -484,7 +578,8 @@ VALID = """
   promotion: default
   pointwise: self * other * alpha
   derivatives:
-    "self, other": mul(grad, alpha)
+    self: mul(grad, other)
+    other: mul(grad, self)
     nondiff: []
   jvp: elementwise
   test:
@@ -503,14 +598,22 @@ def test_valid_entry_parses_into_the_model():
     assert str(mul.schema) == "mul.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"
     assert mul.key == "mul_Tensor" and mul.line == 2
     assert mul.variants == ("function", "method", "inplace", "out")  # canonical order
-    assert mul.kind == "pointwise" and mul.promotion == "default" and mul.promotion_args == ("self", "other")
-    assert mul.pointwise == {"floating": "self * other * alpha", "integral": "self * other * alpha",
-                             "bool": "self * other * alpha"}
-    assert [d.inputs for d in mul.derivatives] == [("self", "other")]
-    assert mul.derivatives[0].formula == "mul(grad, alpha)" and mul.derivatives[0].line == 8
-    assert mul.jvp == "elementwise" and mul.test.domain == (-1, 1) and mul.test.xfail == "not yet"
-    assert t.kind == "any" and t.schema.is_view and t.dispatch == {"any": "t_any"}
-    assert [d.inputs for d in t.derivatives] == [("self",)]
+    assert mul.kind == "pointwise" and mul.promotion == Promotion("default", ("self", "other"))
+    assert mul.impl.meta == "broadcast" and mul.dtype_list == DTYPES
+    # One expression for every dtype category, parsed once into a tree.
+    assert {k: e.text for k, e in mul.impl.exprs.items()} == {
+        "floating": "self * other * alpha", "integral": "self * other * alpha", "bool": "self * other * alpha"}
+    assert mul.impl.exprs["floating"].tree == E.Binary("*", E.Binary("*", E.Name("self"), E.Name("other")),
+                                                       E.Name("alpha"))
+    d = mul.derivatives
+    assert [f.inputs for f in d.formulas] == [("self",), ("other",)]
+    assert d.formulas[0].expr.text == "mul(grad, other)" and d.formulas[0].expr.line == 8
+    assert d.formulas[0].expr.tree == E.Call("mul", (E.Name("grad"), E.Name("other")))
+    assert d.jvp.kind == "elementwise" and d.nondiff == () and d.zero_fill
+    assert mul.test.domain == (-1, 1) and mul.test.xfail == "not yet"
+    assert t.kind == "any" and t.schema.is_view and t.impl == AnyDevice("t_any")
+    assert [f.inputs for f in t.derivatives.formulas] == [("self",)]
+    assert t.derivatives.formulas[0].expr.tree == E.Method(E.Name("grad"), "t", ())
 
 
 def test_real_schema_loads():
@@ -630,9 +733,9 @@ def test_out_variant_with_several_returns_generates_a_tuple_of_targets(tmp_path)
           dispatch: {cpu: foo_out_cpu}
         """).lstrip("\n"))
     op = op_context(nf)
-    assert op.out_params == "const Tensor& out0, const Tensor& out1"
-    assert op.out_ret == "std::tuple<Tensor, Tensor>" and op.meta_type == "std::array<TensorMeta, 2>"
-    assert op.kernel_type.endswith("const Tensor& out0, const Tensor& out1)")
+    assert op.outs.params == "const Tensor& out0, const Tensor& out1"
+    assert op.outs.ret == "std::tuple<Tensor, Tensor>" and op.outs.meta_type == "std::array<TensorMeta, 2>"
+    assert op.impl.kernel_type.endswith("const Tensor& out0, const Tensor& out1)")
     assert cpp.return_type(nf.schema) == "std::tuple<Tensor, Tensor>"
 
 
@@ -656,7 +759,7 @@ def test_check_messages_and_computes_in_out_dtype_in_the_generated_context():
     assert [m for _, m in op.checks] == ['"foo: dim must be positive"', '"foo(): dim must be below 8"',
                                          '"foo: foos are not 3"']
     # The kernel computes in out's dtype: the meta lets any out= or in-place dtype through.
-    assert op.meta_expr.startswith("with_any_target_dtype(meta_same_as_self(kOp, self, ")
+    assert op.impl.meta_expr.startswith("with_any_target_dtype(meta_same_as_self(kOp, self, ")
 
 
 def test_ambiguous_cpp_defaults_are_dropped():

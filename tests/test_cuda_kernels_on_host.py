@@ -29,7 +29,7 @@ from codegen.load import load  # noqa: E402
 
 FUNCTIONS = load(os.path.join(ROOT, "native_functions.yaml"))
 ON_HOST = sorted(nf.schema.full_name for nf in FUNCTIONS
-                 if nf.dispatch and nf.dispatch.get("cuda") not in (None, nf.dispatch.get("cpu")))
+                 if nf.kind == "dispatch" and nf.impl.cuda not in (None, nf.impl.cpu))
 
 
 @contextlib.contextmanager

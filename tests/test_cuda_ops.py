@@ -22,7 +22,7 @@ if not tl.cuda.is_available():
 
 import test_autograd_ops as A  # noqa: E402
 import test_ops as T  # noqa: E402
-from codegen.load import DTYPES, dtype_list  # noqa: E402
+from codegen.load import DTYPES  # noqa: E402
 
 CUDA = tl.device("cuda")
 # Ops whose results' values are whatever the memory held.
@@ -129,7 +129,7 @@ def compare(nf, args, what, kind=None):
 DEVICE_LAYOUTS = ("noncontiguous", "broadcast_other", "broadcast_both", "zero_dim_other", "number_float", "empty")
 POINTWISE_CASES = [pytest.param(nf, dtype, layout, id=f"{nf.schema.full_name}-{dtype}-{layout}")
                    for nf in T.POINTWISE for dtype in DTYPES for layout in T.layouts_for(nf)
-                   if layout in DEVICE_LAYOUTS and (dtype in dtype_list(nf) or layout == "noncontiguous")]
+                   if layout in DEVICE_LAYOUTS and (dtype in nf.dtype_list or layout == "noncontiguous")]
 
 
 @pytest.mark.parametrize("nf,dtype,layout", POINTWISE_CASES)

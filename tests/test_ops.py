@@ -29,12 +29,12 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
-from codegen.load import DTYPES, FLOATING, INTEGRAL, dtype_category, dtype_list, load  # noqa: E402
+from codegen.load import DTYPES, FLOATING, INTEGRAL, dtype_category, load  # noqa: E402
 from codegen.python_sig import PyParam, allows_number  # noqa: E402
 
 FUNCTIONS = load(os.path.join(ROOT, "native_functions.yaml"))
 BY_NAME = {nf.schema.full_name: nf for nf in FUNCTIONS}
-POINTWISE = [nf for nf in FUNCTIONS if nf.pointwise is not None]
+POINTWISE = [nf for nf in FUNCTIONS if nf.kind == "pointwise"]
 
 NP_DTYPES = {"bool": np.bool_, "uint8": np.uint8, "int8": np.int8, "int16": np.int16, "int32": np.int32,
              "int64": np.int64, "float16": np.float16, "bfloat16": None, "float32": np.float32,
@@ -146,6 +146,7 @@ NUMPY_REFS = {
     "sinh": np.sinh, "cosh": np.cosh, "tanh": np.tanh,
     "asinh": np.arcsinh, "acosh": np.arccosh, "atanh": np.arctanh,
     "sigmoid": lambda self: 1.0 / (1.0 + np.exp(-self)),
+    "expit": lambda self: 1.0 / (1.0 + np.exp(-self)),
     "logit": _logit,
     "relu": lambda self: np.maximum(self, 0),
     "erf": np.vectorize(math.erf, otypes=[float]), "erfc": np.vectorize(math.erfc, otypes=[float]),
@@ -307,18 +308,19 @@ def result_type(operands):
 
 
 def expected_dtype(nf, args):
-    if nf.promotion == "self_dtype":
+    kind = nf.promotion.kind
+    if kind == "self_dtype":
         return dtype_name(args["self"].dtype)
-    common = result_type([args[n] for n in nf.promotion_args])
-    if nf.promotion == "default":
+    common = result_type([args[n] for n in nf.promotion.args])
+    if kind == "default":
         return common
-    if nf.promotion == "int_to_float":
+    if kind == "int_to_float":
         return common if common in FLOATING else "float32"
-    if nf.promotion == "int_to_long":
+    if kind == "int_to_long":
         return common if common in FLOATING else "int64"
-    if nf.promotion == "always_bool":
+    if kind == "always_bool":
         return "bool"
-    raise AssertionError(f"test_ops.py: teach expected_dtype promotion '{nf.promotion}' ({nf.schema.full_name})")
+    raise AssertionError(f"test_ops.py: teach expected_dtype promotion '{kind}' ({nf.schema.full_name})")
 
 
 # ------------------------------------------------------------------------------------------ helpers
@@ -448,7 +450,7 @@ def pointwise_args(nf, dtype, layout, rng):
             if a.default is None:
                 pytest.fail(f"add a sample value for argument '{a.name}' of {nf.schema.full_name} to SCALAR_SAMPLES")
             continue
-        if a.name in nf.promotion_args:
+        if a.name in nf.promotion.args:
             args[a.name] = SCALAR_SAMPLES[a.name][dtype_category(dtype)]
     result = expected_dtype(nf, args)
     for a in nf.schema.arguments:
@@ -506,7 +508,7 @@ POINTWISE_CASES = [pytest.param(nf, dtype, layout, id=f"{nf.schema.full_name}-{d
 @pytest.mark.parametrize("nf,dtype,layout", POINTWISE_CASES)
 def test_pointwise_matches_numpy(nf, dtype, layout):
     args, result = pointwise_args(nf, dtype, layout, rng_for(nf.schema.full_name, dtype, layout))
-    if result not in dtype_list(nf):
+    if result not in nf.dtype_list:
         # Dtype coverage is pinned to the schema: outside it, a clear RuntimeError naming the dtype.
         # (or a `checks:` message of the op, which names it: sub refuses bool operands first).
         with pytest.raises(RuntimeError, match=f"'{TORCH_TYPE_NAMES[result]}'|^{nf.name}: "):
@@ -769,8 +771,8 @@ def test_shape_op_matches_numpy(nf):
 
 
 def variant_sample(nf):
-    if nf.pointwise is not None:
-        dtype = "float32" if "float32" in dtype_list(nf) else dtype_list(nf)[0]
+    if nf.kind == "pointwise":
+        dtype = "float32" if "float32" in nf.dtype_list else nf.dtype_list[0]
         args, _ = pointwise_args(nf, dtype, "broadcast_other", rng_for("variants", nf.schema.full_name))
         return args
     if nf.schema.full_name not in OTHER_SAMPLES:
@@ -815,7 +817,7 @@ def test_variant_consistency(nf):
         reseed(nf)
         r = call(nf, "inplace", dict(args, self=c))
         assert r is c, f"{nf.name}_ returns self"
-        if nf.promotion == "always_bool":  # a.eq_(b) keeps a's dtype: compare as bool
+        if nf.promotion is not None and nf.promotion.kind == "always_bool":  # a.eq_(b) keeps a's dtype: compare as bool
             assert r.dtype == args["self"].dtype
             r = r.ne(0)
         if nf.schema.is_view:

@@ -26,6 +26,14 @@ NOT_COMPARED = {
 VARARGS = {"broadcast_tensors"}
 
 
+def torch_function(nf):
+    """The op's function in torch: torch.<name>, or in its python_module's namespace (torch.special...)."""
+    module = torch
+    for part in (nf.python_module or "").split(".") if nf.python_module else ():
+        module = getattr(module, part)
+    return getattr(module, nf.name)
+
+
 def torch_dtype(d):
     return getattr(torch, repr(d).split(".")[1])
 
@@ -50,7 +58,7 @@ def torch_call(nf, kind, args):
     if nf.name in VARARGS:
         pos = [*pos[0], *pos[1:]]
     if kind == "function":
-        fn = getattr(torch.nn.functional if nf.python_module == "nn.functional" else torch, nf.name)
+        fn = torch_function(nf)
     elif kind == "method":
         fn = getattr(args["self"], nf.name)
     else:
@@ -105,14 +113,19 @@ def comparable(nf):
     if nf.name in NOT_COMPARED or nf.name.startswith("_"):
         return False
     kind = T.primary_kind(nf)
-    holder = torch.Tensor if kind != "function" else (torch.nn.functional if nf.python_module else torch)
-    return hasattr(holder, nf.name if kind != "inplace" else nf.name + "_")
+    if kind == "function":
+        try:
+            torch_function(nf)
+        except AttributeError:
+            return False
+        return True
+    return hasattr(torch.Tensor, nf.name if kind != "inplace" else nf.name + "_")
 
 
 # Every dtype on a broadcast sample; every layout (non-contiguous, 0-dim, empty, Python numbers...) in one
 # floating and one integer dtype.
 POINTWISE_CASES = [pytest.param(nf, d, layout, id=f"{nf.schema.full_name}-{d}-{layout}")
-                   for nf in T.POINTWISE if comparable(nf) for d in T.dtype_list(nf)
+                   for nf in T.POINTWISE if comparable(nf) for d in nf.dtype_list
                    for layout in (T.layouts_for(nf) if d in ("float32", "int64") else ("broadcast_other",))
                    if layout in T.layouts_for(nf)]
 
@@ -125,7 +138,7 @@ def test_pointwise_matches_torch(nf, dtype, layout):
         compare(ours, theirs, nf)
 
 
-OTHERS = [nf for nf in T.FUNCTIONS if nf.pointwise is None and comparable(nf)]
+OTHERS = [nf for nf in T.FUNCTIONS if nf.kind != "pointwise" and comparable(nf)]
 
 
 @pytest.mark.parametrize("nf", OTHERS, ids=T.ids(OTHERS))
@@ -184,7 +197,7 @@ def test_out_of_every_dtype_matches_torch(nf, slot):
     multi = isinstance(natural, tuple)
     natural = tuple(natural) if multi else (natural,)
     pos, kw = T.split_args(nf, "function", targs)
-    fn = getattr(torch.nn.functional if nf.python_module == "nn.functional" else torch, nf.name)
+    fn = torch_function(nf)
     for dtype in DTYPES:
         if nf.name in OUT_DTYPE_ACCIDENTS and dtype not in T.FLOATING:
             continue

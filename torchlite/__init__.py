@@ -51,11 +51,13 @@ if hasattr(_os, "register_at_fork"):
 half, float, double, bfloat16 = float16, float32, float64, bfloat16  # noqa: A001
 short, int, long = int16, int32, int64  # noqa: A001
 
-# Every generated function (torchlite.add, torchlite.zeros, ...).
-for _name in dir(_C._functions):
-    if not _name.startswith("__"):
-        globals()[_name] = getattr(_C._functions, _name)
-del _name
+# Every generated function (torchlite.add, torchlite.zeros, ...); those of a schema `python_module:` live in
+# their namespace (torchlite.special.expit, torchlite.nn.functional...).
+from ._namespace import export as _export  # noqa: E402
+
+_export(globals(), _C._functions)
+del _export
+from . import fft, linalg, nn, special  # noqa: E402,F401
 from .functional import broadcast_shapes, broadcast_tensors, einsum, tensordot  # noqa: E402,F401  (varargs signatures)
 from .functional import nonzero  # noqa: E402,F401  (as_tuple=)
 from .functional import norm, unique  # noqa: E402,F401  (norm's p may be 'fro'; unique's result depends on flags)

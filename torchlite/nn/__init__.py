@@ -1,0 +1,2 @@
+"""Neural networks (PyTorch's torch.nn)."""
+from . import functional  # noqa: F401
