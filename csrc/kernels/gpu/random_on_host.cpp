@@ -1,3 +1,0 @@
-// The random ops' CUDA kernels compiled for the host (kernels/gpu/Backend.h).
-#include "kernels/gpu/Backend.h"
-#include "kernels/gpu/random.inc"

@@ -1,3 +1,0 @@
-// The reductions' CUDA kernels compiled for the host (kernels/gpu/Backend.h).
-#include "kernels/gpu/Backend.h"
-#include "kernels/gpu/reductions.inc"

@@ -1,3 +1,0 @@
-// Sorting's CUDA kernels compiled for the host (kernels/gpu/Backend.h).
-#include "kernels/gpu/Backend.h"
-#include "kernels/gpu/sorting.inc"
