@@ -9,7 +9,7 @@ the trees and the generator prints them (Printer), so no other module reads expr
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Iterator
 
 _TOKEN_RE = re.compile(r"""
@@ -107,23 +107,16 @@ class Paren:
 
 
 def children(node) -> tuple:
-    if isinstance(node, Call):
-        return node.args
-    if isinstance(node, Method):
-        return (node.receiver,) + node.args
-    if isinstance(node, Unary):
-        return (node.operand,)
-    if isinstance(node, Binary):
-        return (node.left, node.right)
-    if isinstance(node, Conditional):
-        return (node.cond, node.then, node.other)
-    if isinstance(node, Index):
-        return (node.obj, node.index)
-    if isinstance(node, ListLit):
-        return node.items
-    if isinstance(node, Paren):
-        return (node.inner,)
-    return ()
+    """A node's sub-expressions, left to right: its fields that are nodes or tuples of nodes (names,
+    operators and literal texts are strings)."""
+    out = []
+    for f in fields(node):
+        value = getattr(node, f.name)
+        if isinstance(value, tuple):
+            out.extend(value)
+        elif not isinstance(value, str):
+            out.append(value)
+    return tuple(out)
 
 
 def walk(node) -> Iterator:

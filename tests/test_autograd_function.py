@@ -1,5 +1,6 @@
 """torchlite.autograd.Function: custom forward/backward, with PyTorch's ctx API."""
 import gc
+import textwrap
 
 import numpy as np
 import pytest
@@ -8,17 +9,17 @@ import torchlite as tl
 from torchlite.autograd import Function, gradcheck, gradgradcheck, once_differentiable
 
 
-class Exp(Function):
-    @staticmethod
-    def forward(ctx, x):
-        y = x.exp()
-        ctx.save_for_backward(y)
-        return y
+def _docstring_example():
+    """The Exp class of torchlite.autograd.function's docstring, run as written: the tests below check the
+    documented example itself."""
+    doc = textwrap.dedent(tl.autograd.function.__doc__.split("\n\n", 1)[1])
+    code = doc[doc.index("class Exp(Function):"):doc.index("Exp.apply(x)")]
+    namespace = {"Function": Function}
+    exec(code, namespace)  # noqa: S102  (our own docstring)
+    return namespace["Exp"]
 
-    @staticmethod
-    def backward(ctx, grad):
-        y, = ctx.saved_tensors
-        return grad * y
+
+Exp = _docstring_example()
 
 
 class ScaleBy(Function):

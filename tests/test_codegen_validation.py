@@ -390,16 +390,21 @@ def test_jvp_mapping_names_a_differentiable_return():
         """, 7, "foo", "jvp names 'indices', which is not a differentiable return (returns: values, indices)")
 
 
-def test_jvp_formula_on_several_returns_needs_a_mapping():
-    check("""
+@pytest.mark.parametrize("jvp,message", [
+    ("self_t", "an op with several returns needs one jvp formula per differentiable return: "
+               "jvp: {<return>: formula}"),
+    ("linear", "jvp: linear serves ops with one return: give one formula per differentiable return, "
+               "jvp: {<return>: formula}"),
+])
+def test_jvp_on_several_returns_needs_a_mapping(jvp, message):
+    check(f"""
         - func: foo(Tensor self) -> (Tensor a, Tensor b)
-          dispatch: {cpu: foo_cpu}
+          dispatch: {{cpu: foo_cpu}}
           meta: foo_meta
           derivatives:
             self: grad_a + grad_b
-          jvp: self_t
-        """, 6, "foo", "an op with several returns needs one jvp formula per differentiable return: "
-        "jvp: {<return>: formula}")
+          jvp: {jvp}
+        """, 6, "foo", message)
 
 
 def test_jvp_elementwise_needs_one_formula_per_input():
@@ -412,18 +417,6 @@ def test_jvp_elementwise_needs_one_formula_per_input():
             "self, other": mul_backward(grad, self, other, grad_input_mask)
           jvp: elementwise
         """, 6, "foo", "jvp: elementwise needs one formula per single Tensor input")
-
-
-def test_jvp_kind_on_several_returns():
-    check("""
-        - func: foo(Tensor self) -> (Tensor a, Tensor b)
-          dispatch: {cpu: foo_cpu}
-          meta: foo_meta
-          derivatives:
-            self: grad_a + grad_b
-          jvp: linear
-        """, 6, "foo", "jvp: linear serves ops with one return: give one formula per differentiable return, "
-        "jvp: {<return>: formula}")
 
 
 def test_jvp_unknown_name():

@@ -56,6 +56,7 @@ with fwAD.dual_level():  # no jvp: entry: forward mode raises, naming the op
 print("softsign_bar OK")
 """
 SKIP = {"build", "generated", ".git", "__pycache__", ".pytest_cache"}
+CACHES = {"__pycache__", ".pytest_cache"}
 
 
 def project_files() -> list[str]:
@@ -72,14 +73,20 @@ def project_files() -> list[str]:
 
 
 def mirror(dst: str) -> None:
-    for rel in project_files():
-        if rel.split(os.sep)[0] in SKIP:
-            continue
+    """Makes dst's files those of the project: copies what changed, removes what the project no longer has."""
+    wanted = {rel for rel in project_files() if rel.split(os.sep)[0] not in SKIP}
+    for rel in sorted(wanted):
         s, d = os.path.join(ROOT, rel), os.path.join(dst, rel)
         if os.path.exists(d) and filecmp.cmp(s, d, shallow=False):
             continue
         os.makedirs(os.path.dirname(d), exist_ok=True)
         shutil.copy2(s, d)
+    for dirpath, dirnames, filenames in os.walk(dst):
+        dirnames[:] = [d for d in dirnames if d not in (SKIP if dirpath == dst else CACHES)]
+        for f in filenames:
+            rel = os.path.relpath(os.path.join(dirpath, f), dst)
+            if rel not in wanted:
+                os.remove(os.path.join(dirpath, f))
 
 
 def objects(build_root: str) -> dict[str, float]:

@@ -55,7 +55,26 @@ def _g(value):
     return "%g" % value
 
 
-class finfo:
+class _Info:
+    """What finfo and iinfo share: the dtype's bits and name, equality by dtype, no hash, str() as repr()."""
+
+    __slots__ = ()
+
+    bits = property(lambda self: self._bits, doc="The number of bits the dtype occupies.")
+    dtype = property(lambda self: self._dtype, doc="The dtype's name, e.g. 'float32'.")
+
+    def __eq__(self, other):
+        if type(other) is not type(self):
+            return NotImplemented
+        return self._dtype == other._dtype
+
+    __hash__ = None  # unhashable, as torch.finfo and torch.iinfo
+
+    def __str__(self):
+        return repr(self)
+
+
+class finfo(_Info):
     """Machine limits of a floating-point dtype (the default dtype when none is given)."""
 
     __slots__ = ("_dtype", "_bits", "_eps", "_max", "_tiny", "_resolution")
@@ -71,31 +90,20 @@ class finfo:
         self._dtype = name
         self._bits, self._eps, self._max, self._tiny, self._resolution = _FLOAT_LIMITS[name]
 
-    bits = property(lambda self: self._bits, doc="The number of bits the dtype occupies.")
     eps = property(lambda self: self._eps, doc="The difference between 1.0 and the next representable value.")
     max = property(lambda self: self._max, doc="The largest finite value.")
     min = property(lambda self: -self._max, doc="The most negative finite value (-max).")
     tiny = property(lambda self: self._tiny, doc="The smallest positive normal value (= smallest_normal).")
     smallest_normal = property(lambda self: self._tiny, doc="The smallest positive normal value.")
     resolution = property(lambda self: self._resolution, doc="10 ** -(decimal digits of precision).")
-    dtype = property(lambda self: self._dtype, doc="The dtype's name, e.g. 'float32'.")
-
-    def __eq__(self, other):
-        if not isinstance(other, finfo):
-            return NotImplemented
-        return self._dtype == other._dtype
-
-    __hash__ = None  # unhashable, as torch.finfo
 
     def __repr__(self):
         return (f"finfo(resolution={_g(self.resolution)}, min={_g(self.min)}, max={_g(self.max)}, "
                 f"eps={_g(self.eps)}, smallest_normal={_g(self.smallest_normal)}, tiny={_g(self.tiny)}, "
                 f"dtype={self.dtype})")
 
-    __str__ = __repr__
 
-
-class iinfo:
+class iinfo(_Info):
     """Machine limits of an integer dtype."""
 
     __slots__ = ("_dtype", "_bits", "_min", "_max")
@@ -116,19 +124,8 @@ class iinfo:
         self._min = -(1 << (bits - 1)) if signed else 0
         self._max = (1 << (bits - 1)) - 1 if signed else (1 << bits) - 1
 
-    bits = property(lambda self: self._bits, doc="The number of bits the dtype occupies.")
     max = property(lambda self: self._max, doc="The largest value.")
     min = property(lambda self: self._min, doc="The smallest value.")
-    dtype = property(lambda self: self._dtype, doc="The dtype's name, e.g. 'int32'.")
-
-    def __eq__(self, other):
-        if not isinstance(other, iinfo):
-            return NotImplemented
-        return self._dtype == other._dtype
-
-    __hash__ = None  # unhashable, as torch.iinfo
 
     def __repr__(self):
         return f"iinfo(min={_g(self.min)}, max={_g(self.max)}, dtype={self.dtype})"
-
-    __str__ = __repr__

@@ -2,12 +2,13 @@
 // TORCHLITE_EMULATE_CUDA=N (1 to 8) is set at import, N emulated devices for tests on machines without a GPU.
 //
 // An emulated device "cuda:i" keeps its tensors in host memory, through the CUDA caching allocator's
-// own logic (core/DeviceCachingAllocator.h) over malloc; copies between it and the host are memcpy; its
-// kernels are the CUDA kernels' host compilation, or for the generated pointwise kernels the CPU kernel
-// of the same expression (dispatch/KernelTable.h), which checks that the tensors' device is the current
-// one (core/DeviceGuard.h). NumPy still refuses its tensors, as for a real GPU. What it checks is everything
-// above the kernels: that results stay on their device, the device rules and guards, copies between
-// devices, autograd and the Python layer. It cannot check launches, device memory or cuBLAS.
+// own logic (core/DeviceCachingAllocator.h) over malloc; copies between it and the host are memcpy. Its
+// kernels are the CUDA kernels' host compilation, or for the generated pointwise kernels the CPU kernel of
+// the same expression: the module's import puts them in the kernel tables (emulate_cuda_kernels,
+// dispatch/KernelTable.h), which check that the tensors' device is the current one (core/DeviceGuard.h).
+// NumPy still refuses its tensors, as for a real GPU. What it checks is everything above the kernels: that
+// results stay on their device, the device rules and guards, copies between devices, autograd and the
+// Python layer. It cannot check launches, device memory or cuBLAS.
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -15,12 +16,8 @@
 #include "core/Allocator.h"
 #include "core/CudaHooks.h"
 #include "core/Error.h"
-#include "dispatch/KernelTable.h"
 
 namespace torchlite {
-
-bool g_cuda_emulated = false;
-
 namespace cuda {
 namespace {
 
@@ -64,7 +61,6 @@ int device_count() { return emulated() ? emulated_count() : runtime::device_coun
 
 void init() {
   if (!emulated()) return runtime::init();
-  g_cuda_emulated = true;
   register_allocator(DeviceType::CUDA, &emulated_allocator());
 }
 

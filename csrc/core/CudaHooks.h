@@ -1,6 +1,6 @@
 #pragma once
 // What the rest of torchlite asks of the CUDA runtime. A CUDA build implements
-// these in kernels/cuda/CudaHooks.cu and kernels/cuda/Cublas.cu; a CPU-only build in core/CudaHooksStub.cpp.
+// these in cuda/CudaHooks.cu and cuda/Cublas.cu; a CPU-only build in core/CudaHooksStub.cpp.
 //
 // The device functions go through core/CudaEmulation.cpp, which forwards them to that runtime
 // (namespace cuda::runtime below) unless TORCHLITE_EMULATE_CUDA=N was set at import: then, for tests on
@@ -59,7 +59,7 @@ struct GemmArgs {
 void gemm(const GemmArgs& args);
 [[noreturn]] void throw_not_available();
 
-// The real runtime behind the device functions above (kernels/cuda/CudaHooks.cu, or the CPU-only stubs).
+// The real runtime behind the device functions above (cuda/CudaHooks.cu, or the CPU-only stubs).
 namespace runtime {
 int device_count();
 void init();

@@ -59,4 +59,24 @@ void set_default_dtype(ScalarType t) {
   g_default_dtype.store(t, std::memory_order_relaxed);
 }
 
+const char* cpp_type_name(ScalarType t) {
+  switch (t) {
+    case ScalarType::Bool: return "bool";
+    case ScalarType::UInt8: return "unsigned char";
+    case ScalarType::Int8: return "signed char";
+    case ScalarType::Int16: return "short int";
+    case ScalarType::Int32: return "int";
+    case ScalarType::Int64: return "long int";
+    case ScalarType::Half: return "c10::Half";
+    case ScalarType::BFloat16: return "c10::BFloat16";
+    case ScalarType::Float: return "float";
+    case ScalarType::Double: return "double";
+    default: return scalar_type_name(t);
+  }
+}
+
+void throw_dtype_not_implemented(const char* op, ScalarType dtype) {
+  throw_error(ErrorKind::NotImplemented, str("\"", op, "\" not implemented for '", scalar_type_name(dtype), "'"));
+}
+
 }  // namespace torchlite

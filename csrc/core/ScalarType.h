@@ -24,6 +24,10 @@ enum class ScalarType : int8_t {
 constexpr int kNumScalarTypes = 10;
 
 const char* scalar_type_name(ScalarType t);  // "Float", "Long", ... as PyTorch's error messages
+// PyTorch's C++ name of a dtype in out= messages: "double", "long int", "c10::Half".
+const char* cpp_type_name(ScalarType t);
+// "\"neg\" not implemented for 'Bool'" (NotImplementedError, as PyTorch words it).
+[[noreturn]] void throw_dtype_not_implemented(const char* op, ScalarType dtype);
 const char* scalar_type_python_name(ScalarType t);  // "float32", "int64", ...
 inline std::string to_string(ScalarType t) { return scalar_type_name(t); }
 

@@ -1,6 +1,6 @@
 #pragma once
 // Shape/dtype rules ("meta") used by the generated wrappers to allocate, resize
-// and check outputs, and the checks of the in-place/view stage.
+// and check outputs (the stage that then checks and resizes them: stage/Outputs.h).
 #include <array>
 #include <initializer_list>
 #include <optional>
@@ -37,36 +37,15 @@ DimVector broadcast_sizes(IntArrayRef a, IntArrayRef b);
 
 // Built-in meta rules.
 TensorMeta meta_broadcast(const OpInfo& op, std::initializer_list<const Tensor*> tensors, ScalarType dtype);
-// The output has self's shape; the other tensors must broadcast to it.
+// The output has self's shape; the other tensors must broadcast to it (and share its device, unless
+// same_device is false: copy_ reads from any device).
 TensorMeta meta_same_as_self(const OpInfo& op, const Tensor& self, std::initializer_list<const Tensor*> others,
-                             ScalarType dtype);
+                             ScalarType dtype, bool same_device = true);
 // Reductions over `dim` (all dims when empty or absent), keeping them as size 1 with keepdim.
 TensorMeta meta_reduction(const OpInfo& op, const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim,
                           ScalarType dtype);
 // The reduced dims of a reduction as a bit mask (all when dim is empty or absent); wraps negative dims
 // and rejects repeated ones ("dim 0 appears multiple times in the list of dims").
 uint64_t reduction_mask(const Tensor& self, std::optional<IntArrayRef> dim);
-
-// PyTorch's C++ name of a dtype in out= messages: "double", "long int", "c10::Half".
-const char* cpp_type_name(ScalarType t);
-// out= with dtype= given (reductions, scans): out must have exactly that dtype.
-void check_out_dtype(ScalarType expected, const Tensor& out);
-
-// Stage 2 for out=: device and dtype checks, resize to the meta shape, version bump.
-void prepare_out(const OpInfo& op, const TensorMeta& meta, const Tensor& out);
-// Stage 2 for in-place: self keeps its shape and dtype; the result must fit.
-void prepare_inplace(const OpInfo& op, const TensorMeta& meta, const Tensor& self);
-// Stage 2 for views: the result shares self's storage and version counter, _base is recorded.
-void record_view(const Tensor& view, const Tensor& base);
-
-// prepare_inplace with the meta of an already computed result.
-void prepare_inplace_for(const OpInfo& op, const Tensor& result, const Tensor& self);
-// Stage 2 for composite in-place/out=: checks `target` as prepare_inplace or
-// prepare_out would, then copies `result` into it.
-void copy_result(const OpInfo& op, const Tensor& result, const Tensor& target, bool inplace,
-                 bool exact_dtype = false);
-
-// "\"neg\" not implemented for 'Bool'" (RuntimeError, as PyTorch words it).
-[[noreturn]] void throw_dtype_not_implemented(const char* op, ScalarType dtype);
 
 }  // namespace torchlite

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/CudaHooks.h"
+#include "core/DeviceGuard.h"
 #include "core/Parallel.h"
 #include "core/TensorFactory.h"
 #include "dispatch/KernelTable.h"
@@ -139,16 +140,20 @@ void copy_cast_cpu(const Tensor& dst, const Tensor& src) {
   });
 }
 
+namespace {
+// Copies into a device: copy_'s CUDA kernel, from a table of its own (registered at load, so the tests'
+// emulated devices get its host compilation; dispatch/KernelTable.h).
+using CopyKernel = void (*)(const Tensor&, const Tensor&, bool, const Tensor&);
+KernelTable<CopyKernel> g_copy_to_device(nullptr, TL_CUDA_KERNEL(&kernels::copy_out_cuda),
+                                         &kernels::on_host::copy_out_cuda, /*has_cuda=*/true);
+constexpr OpInfo kCopyCast{"copy_", "", "copy_(Tensor self, Tensor src, bool non_blocking=False) -> Tensor"};
+}  // namespace
+
 void copy_cast(const Tensor& dst, const Tensor& src) {
   if (dst.device().is_cpu() && src.device().is_cpu()) return copy_cast_cpu(dst, src);
   if (dst.device().is_cpu()) return kernels::copy_out_cpu(dst, src, /*non_blocking=*/false, dst);
   const DeviceGuard guard(dst.device());  // called directly, not through an op
-  if (g_cuda_emulated) return kernels::on_host::copy_out_cuda(dst, src, /*non_blocking=*/false, dst);
-#ifdef TORCHLITE_WITH_CUDA
-  kernels::copy_out_cuda(dst, src, /*non_blocking=*/false, dst);
-#else
-  cuda::throw_not_available();
-#endif
+  g_copy_to_device.get(kCopyCast, dst.device())(dst, src, /*non_blocking=*/false, dst);
 }
 
 Tensor contiguous_as(const Tensor& src, ScalarType dtype) {

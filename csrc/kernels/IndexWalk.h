@@ -16,7 +16,7 @@
 #include "kernels/Convert.h"
 #include "kernels/ElementwiseIter.h"
 #include "dispatch/Meta.h"
-#include "kernels/cpu/Dispatch.h"
+#include "kernels/Dispatch.h"
 
 namespace torchlite::index_walk {
 

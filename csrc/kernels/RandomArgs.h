@@ -10,7 +10,7 @@
 #include "core/Error.h"
 #include "core/Half.h"
 #include "core/ScalarType.h"
-#include "kernels/cpu/Dispatch.h"
+#include "kernels/Dispatch.h"
 
 namespace torchlite::random_args {
 

@@ -7,7 +7,7 @@
 #include "core/Error.h"
 #include "core/Scalar.h"
 #include "core/ScalarType.h"
-#include "kernels/cpu/Dispatch.h"
+#include "kernels/Dispatch.h"
 
 namespace torchlite::range {
 

@@ -7,7 +7,7 @@
 //    combined pairwise; the blocks run in parallel when there is one row, so a result never depends
 //    on the thread count;
 //  - cascade(): a pairwise sum of f(i) (accurate floating accumulation, as sum.cpp);
-//  - dtype dispatch: kernels/cpu/Dispatch.h.
+//  - dtype dispatch: kernels/Dispatch.h.
 #include <array>
 #include <string>
 #include <cmath>
@@ -23,7 +23,7 @@
 #include "dispatch/Meta.h"
 #include "kernels/Convert.h"
 #include "kernels/ElementwiseIter.h"
-#include "kernels/cpu/Dispatch.h"
+#include "kernels/Dispatch.h"
 
 namespace torchlite::reduce {
 

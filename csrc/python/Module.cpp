@@ -10,6 +10,7 @@
 #include "core/Parallel.h"
 #include "core/Promotion.h"
 #include "core/TensorFactory.h"
+#include "dispatch/KernelTable.h"
 #include "kernels/ElementwiseIter.h"
 #include "python/ArgParser.h"
 #include "python/Bindings.h"
@@ -203,6 +204,7 @@ PYBIND11_MODULE(_C, m) {
   for (auto init : shards) init(modules);
   init_number_slots();
   cuda::init();
+  if (cuda::emulated()) emulate_cuda_kernels();  // tests only: TORCHLITE_EMULATE_CUDA=N
 
   m.def("_set_tensor_class", [](py::object cls) {
     TL_CHECK_TYPE(PyType_Check(cls.ptr()) &&

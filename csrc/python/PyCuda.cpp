@@ -83,7 +83,7 @@ void init_cuda(py::module_& m) {
   m.def("_cuda_blas_available", []() { return cuda::blas_available(); });
   m.def("_cuda_blas_error", []() { return cuda::blas_error(); });
   // Tests only: run the hand-written CUDA kernels, compiled for the host, on CPU tensors (dispatch/KernelTable.h).
-  m.def("_set_gpu_kernels_on_host", [](bool on) { return g_gpu_kernels_on_host.exchange(on); }, py::arg("on"));
+  m.def("_set_gpu_kernels_on_host", [](bool on) { return set_gpu_kernels_on_host(on); }, py::arg("on"));
   m.def("_device_allocator_round_size", [](size_t n) { return DeviceCachingAllocator::round_size(n); });
 
   py::class_<HostBackedDeviceAllocator>(m, "_HostBackedDeviceAllocator",

@@ -11,14 +11,15 @@
 #include <type_traits>
 #include <vector>
 
+#include "core/DeviceGuard.h"
 #include "core/TensorFactory.h"
 #include "dispatch/Meta.h"
 #include "kernels/Convert.h"
 #include "kernels/ElementwiseIter.h"
 #include "kernels/_index.h"
 #include "dispatch/KernelTable.h"
-#include "kernels/cpu/IndexWalk.h"
-#include "kernels/gpu/Indexing.h"
+#include "kernels/IndexWalk.h"
+#include "kernels/CountNonzero.h"
 #include "kernels/gather.h"
 #include "kernels/index_add.h"
 #include "kernels/index_copy.h"
@@ -45,16 +46,6 @@ using namespace index_walk;
 
 namespace {
 
-// An out= target must have t's dtype exactly, as PyTorch requires of these ops.
-TensorMeta meta_like(const Tensor& t, IntArrayRef sizes) {
-  TensorMeta m;
-  m.sizes.assign(sizes);
-  m.dtype = t.scalar_type();
-  m.device = t.device();
-  m.exact_dtype = true;
-  return m;
-}
-
 // out[i] = src[i + idx[i] * dim_stride] over a walk of (out, src with 0 along the dim, idx).
 void gather_walk(const Walk& w, const Tensor& out, const Tensor& src, const Tensor& idx, int64_t dim_stride,
                  const char* op) {
@@ -71,26 +62,6 @@ void gather_walk(const Walk& w, const Tensor& out, const Tensor& src, const Tens
 }
 
 // ---------------------------------------------------------------- scatter family
-
-void check_scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor* src) {
-  int64_t d = wrap_dim(dim, ndim_1d(self));
-  if (index.numel() != 0) TL_CHECK(is_int_index(index), "scatter(): Expected dtype int32/int64 for index");
-  if (src) TL_CHECK(src->scalar_type() == self.scalar_type(), "scatter(): Expected self.dtype to be equal to src.dtype");
-  if (index.numel() == 0) return;
-  TL_CHECK(ndim_1d(index) == ndim_1d(self), "Index tensor must have the same number of dimensions as self tensor");
-  DimVector is = sizes_1d(index), ss = sizes_1d(self);
-  for (int64_t k = 0; k < static_cast<int64_t>(is.size()); ++k) {
-    bool bad = k != d && is[k] > ss[k];
-    if (src) bad = bad || is[k] > (src->dim() == 0 ? 1 : src->size(k));
-    if (bad) {
-      if (src)
-        TL_ERROR("Expected index ", index.sizes(), " to be no larger than self ", self.sizes(), " apart from dimension ",
-                 d, " and to be no larger size than src ", src->sizes());
-      TL_ERROR("Expected index ", index.sizes(), " to be no larger than self ", self.sizes(), " apart from dimension ",
-               d);
-    }
-  }
-}
 
 // self (copied into out) combined with src (or value) at the positions index gives along dim.
 void scatter_impl(const Tensor& self, int64_t dim, const Tensor& index, const Tensor* src, const Scalar* value,
@@ -193,67 +164,6 @@ void scatter_impl(const Tensor& self, int64_t dim, const Tensor& index, const Te
 
 // ---------------------------------------------------------------- index_add / index_copy / index_fill
 
-void check_index_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
-  int64_t d = wrap_dim(dim, ndim_1d(self));
-  TL_CHECK_INDEX(index.dim() <= 1, "index_add_(): Index is supposed to be a vector, but got dim: ", index.dim(),
-                 " with type: ", scalar_type_name(index.scalar_type()), " and size: ", index.sizes());
-  TL_CHECK(is_int_index(index), "index_add_(): Expected dtype int32/int64 for index but got: ",
-           scalar_type_name(index.scalar_type()));
-  TL_CHECK(self.scalar_type() == source.scalar_type(), "index_add_(): self (", scalar_type_name(self.scalar_type()),
-           ") and source (", scalar_type_name(source.scalar_type()), ") must have the same scalar type");
-  TL_CHECK(d == 0 || d < source.dim(), "index_add_(): Indexing dim ", d,
-           " is out of bounds of the source tensor with dim ", source.dim());
-  int64_t ns = source.dim() == 0 ? 1 : source.size(d);
-  TL_CHECK(index.numel() == ns, "index_add_(): Number of indices (", index.numel(),
-           ") should be equal to source.size(dim): (", ns, "), for dim: ", d);
-  // PyTorch compares the shapes without dim, or whole when either is 0-dim.
-  DimVector a(self.sizes()), b(source.sizes());
-  bool same = true;
-  if (self.dim() != 0 && source.dim() != 0) {
-    same = d < self.dim() && d < source.dim();
-    if (same) {
-      a.erase(d);
-      b.erase(d);
-    }
-  }
-  same = same && a.ref().equals(b.ref());
-  TL_CHECK(same, "source tensor shape must match self tensor shape, excluding the specified dimension. Got self.shape = ",
-           self.sizes(), " source.shape = ", source.sizes());
-}
-
-void check_index_copy(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
-  int64_t d = wrap_dim(dim, ndim_1d(self));
-  TL_CHECK_INDEX(index.dim() < 2, "index_copy_(): Index should have dimension 1 or 0 (got ", index.dim(), ")");
-  int64_t n = index.numel();
-  if (source.dim() == 0) {
-    TL_CHECK_INDEX(n == 1, "index_copy_(): When source is scalar, index should have one element (got ", n, ")");
-  } else if (source.dim() != self.dim() && self.dim() != 0) {
-    TL_CHECK_INDEX(false, "index_copy_(): When source and destination are not scalars, their dimensionality must "
-                   "match. Source dimensionality (", source.dim(), "), destination dimensionality (", self.dim(), ")");
-  }
-  TL_CHECK(index.scalar_type() == ScalarType::Int64, "index_copy_(): Expected a long tensor for index, but got ",
-           scalar_type_name(index.scalar_type()));
-  TL_CHECK(self.scalar_type() == source.scalar_type(),
-           "index_copy_(): self and source expected to have the same dtype, but got (self) ",
-           scalar_type_name(self.scalar_type()), " and (source) ", scalar_type_name(source.scalar_type()));
-  DimVector a, b;
-  for (int64_t k = 0; k < self.dim(); ++k)
-    if (k != d) a.push_back(self.sizes()[k]);
-  for (int64_t k = 0; k < source.dim(); ++k)
-    if (k != d) b.push_back(source.sizes()[k]);
-  if (!a.ref().equals(b.ref())) {
-    auto join = [](const DimVector& v) {
-      std::string s;
-      for (size_t k = 0; k < v.size(); ++k) s += (k ? " " : "") + std::to_string(v[k]);
-      return s;
-    };
-    TL_ERROR("index_copy_(): Source/destination tensor must have same slice shapes. Destination slice shape: ",
-             join(a), " at dimension ", d, " and source slice shape: ", join(b), " at dimension 0.");
-  }
-  TL_CHECK_INDEX(source.dim() == 0 || n == source.size(d), "index_copy_(): Number of indices (", n,
-                 ") should be equal to source.size(dim) (", source.dim() == 0 ? 1 : source.size(d), ")");
-}
-
 // out = self, then out[.., index[i], ..] (op)= source[.., i, ..] along dim, over source's shape.
 template <typename Combine>
 void index_source_impl(const Tensor& self, int64_t d, const Tensor& idx, const Tensor& source, const Tensor& out,
@@ -278,12 +188,6 @@ void index_source_impl(const Tensor& self, int64_t d, const Tensor& idx, const T
       });
     });
   });
-}
-
-void check_index_fill(const Tensor& self, int64_t dim, const Tensor& index) {
-  wrap_dim(dim, ndim_1d(self));
-  TL_CHECK_INDEX(index.scalar_type() == ScalarType::Int64, "index_fill_(): Expected dtype int64 for index.");
-  TL_CHECK(index.dim() <= 1, "Index has to be a vector/scalar");
 }
 
 void index_fill_impl(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value, const Tensor& out) {
@@ -311,32 +215,6 @@ void index_fill_impl(const Tensor& self, int64_t dim, const Tensor& index, const
 
 // ---------------------------------------------------------------- nonzero and masks
 
-int64_t count_nonzero_cpu(const Tensor& t) {
-  int64_t c = 0;
-  DimVector s = sizes_1d(t), st = strides_1d(t);
-  Walk w = make_walk(s.ref(), {st.ref()});
-  dispatch_dtype(t.scalar_type(), "nonzero", [&](auto tag) {
-    using T = decltype(tag);
-    const T* p = t.data<T>();
-    walk(w, false, [&](const int64_t* off, int64_t n, const int64_t* step) {
-      for (int64_t k = 0; k < n; ++k) c += nonzero_value(p[off[0] + k * step[0]]);
-    });
-  });
-  return c;
-}
-
-// The metas' count (the result's size): on the device for CUDA tensors, and through the CUDA kernel
-// compiled for the host when the tests ask for it (dispatch/KernelTable.h).
-int64_t count_nonzero(const Tensor& t) {
-  const DeviceGuard guard(t.device());  // called by metas, not through an op
-  if (t.device().is_cuda() && g_cuda_emulated) return kernels::on_host::count_nonzero_cuda(t);
-#ifdef TORCHLITE_WITH_CUDA
-  if (t.device().is_cuda()) return kernels::count_nonzero_cuda(t);
-#endif
-  if (g_gpu_kernels_on_host.load(std::memory_order_relaxed)) return kernels::on_host::count_nonzero_cuda(t);
-  return count_nonzero_cpu(t);
-}
-
 // The coordinates of t's nonzero entries, in row-major order, into the (count, t.dim()) int64 array out.
 void nonzero_fill(const Tensor& t, int64_t* out) {
   const int64_t nd = t.dim();
@@ -363,6 +241,20 @@ void nonzero_fill(const Tensor& t, int64_t* out) {
 // ---------------------------------------------------------------- advanced indexing
 
 }  // namespace
+
+int64_t kernels::count_nonzero_cpu(const Tensor& t) {
+  int64_t c = 0;
+  DimVector s = sizes_1d(t), st = strides_1d(t);
+  Walk w = make_walk(s.ref(), {st.ref()});
+  dispatch_dtype(t.scalar_type(), "nonzero", [&](auto tag) {
+    using T = decltype(tag);
+    const T* p = t.data<T>();
+    walk(w, false, [&](const int64_t* off, int64_t n, const int64_t* step) {
+      for (int64_t k = 0; k < n; ++k) c += nonzero_value(p[off[0] + k * step[0]]);
+    });
+  });
+  return c;
+}
 
 // With build=false only the checks and the result shape (bool masks are counted, not expanded).
 AdvancedIndex index_walk::plan_index(const Tensor& self, ArrayRef<std::optional<Tensor>> indices, bool build) {
@@ -403,7 +295,7 @@ AdvancedIndex index_walk::plan_index(const Tensor& self, ArrayRef<std::optional<
         TL_CHECK_INDEX(t.sizes()[j] == base.sizes()[at], "The shape of the mask ", t.sizes(), " at index ", j,
                        " does not match the shape of the indexed tensor ", base.sizes(), " at index ", at);
       }
-      int64_t count = count_nonzero_cpu(t);  // t is on the host
+      int64_t count = kernels::count_nonzero_cpu(t);  // t is on the host
       if (build) {
         Tensor nz = empty_tensor(DimVector{count, t.dim()}.ref(), ScalarType::Int64);
         if (count > 0) nonzero_fill(t, nz.data<int64_t>());
@@ -508,20 +400,6 @@ AdvancedIndex index_walk::plan_index(const Tensor& self, ArrayRef<std::optional<
 
 // ---------------------------------------------------------------- index_select
 
-TensorMeta meta::index_select_meta(const Tensor& self, int64_t dim, const Tensor& index) {
-  TL_CHECK_INDEX(index.dim() <= 1, "index_select(): Index is supposed to be a vector");
-  TL_CHECK(is_int_index(index), "index_select(): Expected dtype int32 or int64 for index");
-  int64_t d = wrap_dim(dim, ndim_1d(self));
-  if (self.dim() == 0) {
-    TL_CHECK(index.numel() == 1, "index_select(): Index to scalar can have only 1 value, got ", index.numel(),
-             " value(s)");
-    return meta_like(self, self.sizes());
-  }
-  DimVector s(self.sizes());
-  s[d] = index.numel();
-  return meta_like(self, s.ref());
-}
-
 void kernels::index_select_out_cpu(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& out) {
   int64_t d = wrap_dim(dim, ndim_1d(self));
   DimVector sst = strides_1d(self);
@@ -537,19 +415,6 @@ void kernels::index_select_out_cpu(const Tensor& self, int64_t dim, const Tensor
 }
 
 // ---------------------------------------------------------------- gather
-
-TensorMeta meta::gather_meta(const Tensor& self, int64_t dim, const Tensor& index, bool /*sparse_grad*/) {
-  int64_t d = wrap_dim(dim, ndim_1d(self));
-  if (index.numel() != 0) {
-    TL_CHECK(is_int_index(index), "gather(): Expected dtype int32/int64 for index");
-    TL_CHECK(ndim_1d(index) == ndim_1d(self), "Index tensor must have the same number of dimensions as input tensor");
-    DimVector is = sizes_1d(index), ss = sizes_1d(self);
-    for (int64_t k = 0; k < static_cast<int64_t>(is.size()); ++k)
-      TL_CHECK(k == d || is[k] <= ss[k], "Size does not match at dimension ", k, " expected index ", index.sizes(),
-               " to be no larger than self ", self.sizes(), " apart from dimension ", d);
-  }
-  return meta_like(self, index.sizes());
-}
 
 void kernels::gather_out_cpu(const Tensor& self, int64_t dim, const Tensor& index, bool /*sparse_grad*/,
                              const Tensor& out) {
@@ -567,37 +432,6 @@ void kernels::gather_out_cpu(const Tensor& self, int64_t dim, const Tensor& inde
 }
 
 // ---------------------------------------------------------------- scatter
-
-TensorMeta meta::scatter_src_meta(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
-  check_scatter(self, dim, index, &src);
-  return meta_like(self, self.sizes());
-}
-TensorMeta meta::scatter_value_meta(const Tensor& self, int64_t dim, const Tensor& index, const Scalar&) {
-  check_scatter(self, dim, index, nullptr);
-  return meta_like(self, self.sizes());
-}
-TensorMeta meta::scatter_reduce_meta(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
-                                     std::string_view reduce) {
-  check_scatter(self, dim, index, &src);
-  legacy_reduce(reduce);
-  return meta_like(self, self.sizes());
-}
-TensorMeta meta::scatter_value_reduce_meta(const Tensor& self, int64_t dim, const Tensor& index, const Scalar&,
-                                           std::string_view reduce) {
-  check_scatter(self, dim, index, nullptr);
-  legacy_reduce(reduce);
-  return meta_like(self, self.sizes());
-}
-TensorMeta meta::scatter_add_meta(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
-  check_scatter(self, dim, index, &src);
-  return meta_like(self, self.sizes());
-}
-TensorMeta meta::scatter_reduce_two_meta(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
-                                         std::string_view reduce, bool) {
-  check_scatter(self, dim, index, &src);
-  two_reduce(reduce);
-  return meta_like(self, self.sizes());
-}
 
 void kernels::scatter_src_out_cpu(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
                                   const Tensor& out) {
@@ -626,12 +460,6 @@ void kernels::scatter_reduce_two_out_cpu(const Tensor& self, int64_t dim, const 
 
 // ---------------------------------------------------------------- index_add / index_copy / index_fill
 
-TensorMeta meta::index_add_meta(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
-                                const Scalar&) {
-  check_index_add(self, dim, index, source);
-  return meta_like(self, self.sizes());
-}
-
 void kernels::index_add_out_cpu(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
                                 const Scalar& alpha, const Tensor& out) {
   int64_t d = wrap_dim(dim, ndim_1d(self));
@@ -643,11 +471,6 @@ void kernels::index_add_out_cpu(const Tensor& self, int64_t dim, const Tensor& i
     const op_t a = scalar_as<op_t>(alpha);
     return [a](T& dst, T v) { dst = convert<T>(static_cast<op_t>(dst) + a * static_cast<op_t>(v)); };
   });
-}
-
-TensorMeta meta::index_copy_meta(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
-  check_index_copy(self, dim, index, source);
-  return meta_like(self, self.sizes());
 }
 
 void kernels::index_copy_out_cpu(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
@@ -662,14 +485,6 @@ void kernels::index_copy_out_cpu(const Tensor& self, int64_t dim, const Tensor& 
   });
 }
 
-TensorMeta meta::index_fill_int_Scalar_meta(const Tensor& self, int64_t dim, const Tensor& index, const Scalar&) {
-  check_index_fill(self, dim, index);
-  return meta_like(self, self.sizes());
-}
-TensorMeta meta::index_fill_int_Tensor_meta(const Tensor& self, int64_t dim, const Tensor& index, const Tensor&) {
-  check_index_fill(self, dim, index);
-  return meta_like(self, self.sizes());
-}
 void kernels::index_fill_int_Scalar_out_cpu(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value,
                                             const Tensor& out) {
   index_fill_impl(self, dim, index, value, out);
@@ -680,12 +495,6 @@ void kernels::index_fill_int_Tensor_out_cpu(const Tensor& self, int64_t dim, con
 }
 
 // ---------------------------------------------------------------- take
-
-TensorMeta meta::take_meta(const Tensor& self, const Tensor& index) {
-  TL_CHECK(index.scalar_type() == ScalarType::Int64, "take(): Expected a long tensor for index, but got ",
-           scalar_type_name(index.scalar_type()));
-  return meta_like(self, index.sizes());
-}
 
 void kernels::take_out_cpu(const Tensor& self, const Tensor& index, const Tensor& out) {
   if (index.numel() == 0) return;
@@ -704,15 +513,6 @@ void kernels::take_out_cpu(const Tensor& self, const Tensor& index, const Tensor
 }
 
 // ---------------------------------------------------------------- nonzero
-
-TensorMeta meta::nonzero_meta(const Tensor& self) {
-  TensorMeta m;
-  m.sizes = DimVector{count_nonzero(self), self.dim()};
-  m.dtype = ScalarType::Int64;
-  m.device = self.device();
-  m.exact_dtype = true;
-  return m;
-}
 
 void kernels::nonzero_out_cpu(const Tensor& self, const Tensor& out) {
   into(out, ScalarType::Int64, true, [&](const Tensor& o) {
@@ -742,12 +542,6 @@ void masked_fill_impl(const Tensor& self, const Tensor& mask, const Scalar& valu
 }
 }  // namespace
 
-TensorMeta meta::masked_fill_Scalar_meta(const Tensor& self, const Tensor& mask, const Scalar&) {
-  return meta_like(self, broadcast_shapes({&self, &mask}).ref());
-}
-TensorMeta meta::masked_fill_Tensor_meta(const Tensor& self, const Tensor& mask, const Tensor&) {
-  return meta_like(self, broadcast_shapes({&self, &mask}).ref());
-}
 void kernels::masked_fill_Scalar_out_cpu(const Tensor& self, const Tensor& mask, const Scalar& value,
                                          const Tensor& out) {
   masked_fill_impl(self, mask, value, out);
@@ -755,14 +549,6 @@ void kernels::masked_fill_Scalar_out_cpu(const Tensor& self, const Tensor& mask,
 void kernels::masked_fill_Tensor_out_cpu(const Tensor& self, const Tensor& mask, const Tensor& value,
                                          const Tensor& out) {
   masked_fill_impl(self, mask, item(value), out);
-}
-
-TensorMeta meta::masked_select_meta(const Tensor& self, const Tensor& mask) {
-  TL_CHECK(mask.scalar_type() == ScalarType::Bool, "masked_select: expected BoolTensor for mask");
-  DimVector shape = broadcast_shapes({&self, &mask});
-  int64_t total = compute_numel(shape.ref());
-  int64_t count = total == 0 ? 0 : count_nonzero(mask) * (total / mask.numel());
-  return meta_like(self, DimVector{count}.ref());
 }
 
 void kernels::masked_select_out_cpu(const Tensor& self, const Tensor& mask, const Tensor& out) {
@@ -781,14 +567,6 @@ void kernels::masked_select_out_cpu(const Tensor& self, const Tensor& mask, cons
       });
     });
   });
-}
-
-TensorMeta meta::masked_scatter_meta(const Tensor& self, const Tensor& mask, const Tensor& source) {
-  TL_CHECK(mask.scalar_type() == ScalarType::Bool, "masked_scatter_ only supports boolean masks, but got mask with "
-           "dtype ", scalar_type_name(mask.scalar_type()));
-  TL_CHECK(self.scalar_type() == source.scalar_type(), "masked_scatter: expected self and source to have same dtypes "
-           "but got", scalar_type_name(self.scalar_type()), " and ", scalar_type_name(source.scalar_type()));
-  return meta_like(self, broadcast_shapes({&self, &mask}).ref());
 }
 
 void kernels::masked_scatter_out_cpu(const Tensor& self, const Tensor& mask, const Tensor& source,
@@ -819,10 +597,6 @@ void kernels::masked_scatter_out_cpu(const Tensor& self, const Tensor& mask, con
 
 // ---------------------------------------------------------------- _index / index_put
 
-TensorMeta meta::_index_meta(const Tensor& self, ArrayRef<std::optional<Tensor>> indices) {
-  return meta_like(self, plan_index(self, indices, /*build=*/false).result.ref());
-}
-
 void kernels::_index_out_cpu(const Tensor& self, ArrayRef<std::optional<Tensor>> indices, const Tensor& out) {
   AdvancedIndex a = plan_index(self, indices, /*build=*/true);
   into(out, self.scalar_type(), false, [&](const Tensor& o) {
@@ -830,22 +604,6 @@ void kernels::_index_out_cpu(const Tensor& self, ArrayRef<std::optional<Tensor>>
     Walk w = make_walk(a.result.ref(), {ost.ref(), a.src_strides.ref(), a.lin_strides.ref()});
     gather_walk(w, o, a.base, a.lin, 1, "index");
   });
-}
-
-TensorMeta meta::index_put_meta(const Tensor& self, ArrayRef<std::optional<Tensor>> indices, const Tensor& values,
-                                bool) {
-  TL_CHECK(values.scalar_type() == self.scalar_type(), "Index put requires the source and destination dtypes match, "
-           "got ", scalar_type_name(self.scalar_type()), " for the destination and ",
-           scalar_type_name(values.scalar_type()), " for the source.");
-  DimVector result = plan_index(self, indices, /*build=*/false).result;
-  bool ok = values.dim() <= static_cast<int64_t>(result.size());
-  for (int64_t k = 0; ok && k < values.dim(); ++k) {
-    int64_t v = values.sizes()[values.dim() - 1 - k], r = result[result.size() - 1 - k];
-    ok = v == r || v == 1;
-  }
-  TL_CHECK(ok, "shape mismatch: value tensor of shape ", values.sizes(),
-           " cannot be broadcast to indexing result of shape ", result.ref());
-  return meta_like(self, self.sizes());
 }
 
 void kernels::index_put_out_cpu(const Tensor& self, ArrayRef<std::optional<Tensor>> indices, const Tensor& values,

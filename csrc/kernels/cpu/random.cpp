@@ -22,7 +22,7 @@
 #include "dispatch/Meta.h"
 #include "kernels/Convert.h"
 #include "kernels/RandomArgs.h"
-#include "kernels/cpu/Dispatch.h"
+#include "kernels/Dispatch.h"
 #include "kernels/ElementwiseIter.h"
 #include "kernels/bernoulli.h"
 #include "kernels/bernoulli_Tensor.h"

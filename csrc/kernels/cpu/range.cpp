@@ -16,7 +16,7 @@
 #include "kernels/Convert.h"
 #include "kernels/ElementwiseIter.h"
 #include "kernels/RangeFactories.h"
-#include "kernels/cpu/Dispatch.h"
+#include "kernels/Dispatch.h"
 #include "kernels/arange.h"
 #include "kernels/arange_start_step.h"
 #include "kernels/linspace.h"

@@ -20,7 +20,7 @@
 #include "kernels/any_dims.h"
 #include "kernels/argmax.h"
 #include "kernels/argmin.h"
-#include "kernels/cpu/Reduce.h"
+#include "kernels/Reduce.h"
 #include "kernels/max.h"
 #include "kernels/max_dim.h"
 #include "kernels/min.h"
@@ -40,28 +40,6 @@ using reduce::mask_of;
 using reduce::whole_empty;
 
 namespace {
-
-
-// Output sizes of a reduction over mask.
-DimVector reduced_sizes(const Tensor& self, uint64_t mask, bool keepdim) {
-  DimVector sizes;
-  for (int64_t d = 0; d < self.dim(); ++d) {
-    if (!(mask >> d & 1))
-      sizes.push_back(self.size(d));
-    else if (keepdim)
-      sizes.push_back(1);
-  }
-  return sizes;
-}
-
-TensorMeta make_meta(const Tensor& self, uint64_t mask, bool keepdim, ScalarType dtype, bool exact = false) {
-  TensorMeta m;
-  m.sizes = reduced_sizes(self, mask, keepdim);
-  m.dtype = dtype;
-  m.device = self.device();
-  m.exact_dtype = exact;
-  return m;
-}
 
 // ------------------------------------------------------------------ prod
 
@@ -251,12 +229,6 @@ void logical_impl(const char* op, const Tensor& self, uint64_t mask, const Tenso
   reduce::finish(out, result);
 }
 
-// out= may be bool or uint8 whatever the input (check_logical_out), so the meta lets any dtype through.
-TensorMeta logical_meta(const Tensor& self, uint64_t mask, bool keepdim) {
-  return with_any_target_dtype(make_meta(self, mask, keepdim,
-                                         self.scalar_type() == ScalarType::UInt8 ? ScalarType::UInt8 : ScalarType::Bool));
-}
-
 // ------------------------------------------------------------------ var / std
 
 // var (or std) and mean of each row; std_out/mean_out may be undefined.
@@ -325,12 +297,6 @@ void kernels::min_out_cpu(const Tensor& self, const Tensor& out) {
   extreme_impl<false>("min", self, ~uint64_t(0), out);
 }
 
-std::array<TensorMeta, 2> meta::max_dim_meta(const Tensor& self, int64_t dim, bool keepdim) {
-  uint64_t mask = mask_of(self, dim);
-  return {make_meta(self, mask, keepdim, self.scalar_type(), /*exact=*/true),
-          make_meta(self, mask, keepdim, ScalarType::Int64, /*exact=*/true)};
-}
-
 void kernels::max_dim_out_cpu(const Tensor& self, int64_t dim, bool keepdim, const Tensor& values,
                               const Tensor& indices) {
   max_dim_impl<true>("max", self, dim, values, indices);
@@ -341,22 +307,12 @@ void kernels::min_dim_out_cpu(const Tensor& self, int64_t dim, bool keepdim, con
   max_dim_impl<false>("min", self, dim, values, indices);
 }
 
-TensorMeta meta::arg_reduction_meta(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
-  return make_meta(self, mask_of(self, dim), keepdim, ScalarType::Int64, /*exact=*/true);
-}
-
 void kernels::argmax_out_cpu(const Tensor& self, std::optional<int64_t> dim, bool keepdim, const Tensor& out) {
   argmax_impl<true>("argmax", self, dim, out);
 }
 
 void kernels::argmin_out_cpu(const Tensor& self, std::optional<int64_t> dim, bool keepdim, const Tensor& out) {
   argmax_impl<false>("argmin", self, dim, out);
-}
-
-std::array<TensorMeta, 2> meta::aminmax_meta(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
-  uint64_t mask = mask_of(self, dim);
-  TensorMeta m = make_meta(self, mask, keepdim, self.scalar_type(), /*exact=*/true);
-  return {m, m};
 }
 
 void kernels::aminmax_out_cpu(const Tensor& self, std::optional<int64_t> dim, bool keepdim, const Tensor& min,
@@ -396,15 +352,6 @@ void kernels::aminmax_out_cpu(const Tensor& self, std::optional<int64_t> dim, bo
   reduce::finish(max, hi);
 }
 
-TensorMeta meta::logical_reduction_meta(const Tensor& self) { return logical_meta(self, ~uint64_t(0), false); }
-TensorMeta meta::logical_reduction_meta(const Tensor& self, int64_t dim, bool keepdim) {
-  return logical_meta(self, mask_of(self, dim), keepdim);
-}
-
-TensorMeta meta::logical_reduction_meta(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim) {
-  return logical_meta(self, reduce::logical_mask(self, dim), keepdim);
-}
-
 void kernels::all_out_cpu(const Tensor& self, const Tensor& out) {
   logical_impl<true>("all", self, ~uint64_t(0), out);
 }
@@ -434,12 +381,6 @@ void kernels::std_out_cpu(const Tensor& self, std::optional<IntArrayRef> dim, co
   var_mean_impl(self, dim, correction, /*take_sqrt=*/true, out, Tensor());
 }
 
-std::array<TensorMeta, 2> meta::var_mean_meta(const Tensor& self, std::optional<IntArrayRef> dim,
-                                              const std::optional<Scalar>& correction, bool keepdim) {
-  TensorMeta m = make_meta(self, mask_of(self, dim), keepdim, self.scalar_type());
-  return {m, m};
-}
-
 void kernels::var_mean_out_cpu(const Tensor& self, std::optional<IntArrayRef> dim,
                                const std::optional<Scalar>& correction, bool keepdim, const Tensor& var,
                                const Tensor& mean) {
@@ -450,22 +391,6 @@ void kernels::std_mean_out_cpu(const Tensor& self, std::optional<IntArrayRef> di
                                const std::optional<Scalar>& correction, bool keepdim, const Tensor& std,
                                const Tensor& mean) {
   var_mean_impl(self, dim, correction, /*take_sqrt=*/true, std, mean);
-}
-
-TensorMeta meta::norm_meta(const Tensor& self, const std::optional<Scalar>& p, std::optional<IntArrayRef> dim,
-                           bool keepdim, std::optional<ScalarType> dtype) {
-  TL_CHECK(is_floating_type(self.scalar_type()),
-           "linalg.vector_norm: Expected a floating point or complex tensor as input. Got ",
-           scalar_type_name(self.scalar_type()));
-  if (dtype.has_value()) {
-    TL_CHECK(is_floating_type(*dtype), "linalg.vector_norm: dtype should be floating point or complex, but got ",
-             scalar_type_name(*dtype));
-    TL_CHECK(promote_types(self.scalar_type(), *dtype) == *dtype, "linalg.vector_norm: the dtype of the input (",
-             scalar_type_name(self.scalar_type()), ") should be convertible without narrowing to the specified dtype (",
-             scalar_type_name(*dtype), ")");
-  }
-  ScalarType t = dtype.value_or(self.scalar_type());
-  return make_meta(self, mask_of(self, dim), keepdim, t, /*exact=*/true);
 }
 
 void kernels::norm_out_cpu(const Tensor& self, const std::optional<Scalar>& p, std::optional<IntArrayRef> dim,

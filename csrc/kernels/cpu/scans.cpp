@@ -3,7 +3,7 @@
 // and the rows are written back through out's own strides.
 #include <array>
 
-#include "kernels/cpu/Reduce.h"
+#include "kernels/Reduce.h"
 #include "kernels/cummax.h"
 #include "kernels/cummin.h"
 #include "kernels/cumprod.h"
@@ -99,11 +99,6 @@ void kernels::cumprod_out_cpu(const Tensor& self, int64_t dim, std::optional<Sca
   reduce::check_scan_inplace_dtype(self, dtype, out);
   if (out.scalar_type() == ScalarType::Bool) throw_dtype_not_implemented("cumprod_out_cpu", ScalarType::Bool);
   accumulate_rows("cumprod", self, dim, out.scalar_type(), out, 1, [](auto a, auto b) { return a * b; });
-}
-
-std::array<TensorMeta, 2> meta::scan_indices_meta(const Tensor& self, int64_t dim) {
-  wrap_dim(dim, self.dim());  // range check
-  return reduce::values_indices(self, DimVector(self.sizes()));
 }
 
 void kernels::cummax_out_cpu(const Tensor& self, int64_t dim, const Tensor& values, const Tensor& indices) {

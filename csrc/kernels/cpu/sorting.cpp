@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "kernels/_unique2.h"
-#include "kernels/cpu/Reduce.h"
+#include "kernels/Reduce.h"
 #include "kernels/kthvalue.h"
 #include "kernels/median.h"
 #include "kernels/median_dim.h"
@@ -81,19 +81,6 @@ int64_t select_index(const T* x, int64_t n, int64_t k, int64_t* idx) {
 
 uint64_t dim_mask(const Tensor& self, int64_t dim) { return uint64_t(1) << wrap_dim(dim, self.dim()); }
 
-
-DimVector reduced(const Tensor& self, int64_t dim, bool keepdim) {
-  int64_t d = wrap_dim(dim, self.dim());
-  DimVector sizes;
-  for (int64_t k = 0; k < self.dim(); ++k) {
-    if (k != d)
-      sizes.push_back(self.size(k));
-    else if (keepdim)
-      sizes.push_back(1);
-  }
-  return sizes;
-}
-
 // Rows of self along dim; pick(x, n, idx_scratch, &value_index) chooses one element per row, written
 // to values/indices (shaped as the reduction over dim).
 template <typename Pick>
@@ -142,7 +129,6 @@ void median_impl(const char* op, const Tensor& self, int64_t dim, const Tensor& 
       /*with_bool=*/false);
 }
 
-
 // Sorted rows along dim, keeping the first k of each, written through the outputs' own strides.
 void sorted_rows(const char* op, const Tensor& self, int64_t dim, int64_t k, bool descending, const Tensor& values,
                  const Tensor& indices) {
@@ -180,25 +166,9 @@ void sorted_rows(const char* op, const Tensor& self, int64_t dim, int64_t k, boo
 
 // ------------------------------------------------------------------ sort, topk
 
-std::array<TensorMeta, 2> meta::sort_meta(const Tensor& self, int64_t dim, bool descending) {
-  wrap_dim(dim, self.dim());
-  DimVector sizes;
-  sizes.assign(self.sizes());
-  return reduce::values_indices(self, std::move(sizes));
-}
-
 void kernels::sort_out_cpu(const Tensor& self, int64_t dim, bool descending, const Tensor& values,
                            const Tensor& indices) {
   sorted_rows("sort", self, dim, dim_size(self, dim), descending, values, indices);
-}
-
-std::array<TensorMeta, 2> meta::topk_meta(const Tensor& self, int64_t k, int64_t dim, bool largest, bool sorted) {
-  int64_t d = wrap_dim(dim, self.dim());
-  TL_CHECK(k >= 0 && k <= dim_size(self, dim), "selected index k out of range");
-  DimVector sizes;
-  sizes.assign(self.sizes());
-  if (self.dim() > 0) sizes[static_cast<size_t>(d)] = k;
-  return reduce::values_indices(self, std::move(sizes));
 }
 
 void kernels::topk_out_cpu(const Tensor& self, int64_t k, int64_t dim, bool largest, bool sorted,
@@ -208,14 +178,6 @@ void kernels::topk_out_cpu(const Tensor& self, int64_t k, int64_t dim, bool larg
 }
 
 // ------------------------------------------------------------------ kthvalue, median, mode
-
-std::array<TensorMeta, 2> meta::select_meta(const Tensor& self, int64_t dim, bool keepdim) {
-  return reduce::values_indices(self, reduced(self, dim, keepdim));
-}
-
-std::array<TensorMeta, 2> meta::select_meta(const Tensor& self, int64_t k, int64_t dim, bool keepdim) {
-  return reduce::values_indices(self, reduced(self, dim, keepdim));
-}
 
 void kernels::kthvalue_out_cpu(const Tensor& self, int64_t k, int64_t dim, bool keepdim, const Tensor& values,
                                const Tensor& indices) {

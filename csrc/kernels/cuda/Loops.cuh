@@ -9,7 +9,7 @@
 #include "core/Error.h"
 #include "kernels/Convert.h"
 #include "kernels/ElementwiseIter.h"
-#include "kernels/cpu/Loops.h"
+#include "kernels/Loops.h"
 
 namespace torchlite {
 
