@@ -173,6 +173,15 @@ static int thread_count_arg(const char* fname, py::handle obj) {
   return static_cast<int>(n);
 }
 
+// fn(obj) as a pybind11 object: fn returns a new reference, or raises (python_error) with the Python error set.
+static py::object new_reference(PyObject* (*fn)(PyObject*), const py::object& obj) {
+  try {
+    return py::reinterpret_steal<py::object>(fn(obj.ptr()));
+  } catch (const python_error&) {
+    throw py::error_already_set();
+  }
+}
+
 }  // namespace torchlite::python
 
 PYBIND11_MODULE(_C, m) {
@@ -220,20 +229,11 @@ PYBIND11_MODULE(_C, m) {
                   "type, got ", Py_TYPE(d.ptr())->tp_name);
     set_default_dtype(to_scalar_type(d.ptr()));
   }, "Sets the default floating dtype (float16, bfloat16, float32 or float64).");
-  m.def("_from_buffer", [](py::object obj) {
-    try {
-      return py::reinterpret_steal<py::object>(from_buffer(obj.ptr()));
-    } catch (const python_error&) {
-      throw py::error_already_set();
-    }
-  }, "A new tensor copied from an object with the buffer protocol (a NumPy array).");
-  m.def("_from_numpy", [](py::object obj) {
-    try {
-      return py::reinterpret_steal<py::object>(from_numpy(obj.ptr()));
-    } catch (const python_error&) {
-      throw py::error_already_set();
-    }
-  }, "A tensor sharing memory with an object with the buffer protocol (torchlite.from_numpy checks it is an ndarray).");
+  m.def("_from_buffer", [](py::object obj) { return new_reference(from_buffer, obj); },
+        "A new tensor copied from an object with the buffer protocol (a NumPy array).");
+  m.def("_from_numpy", [](py::object obj) { return new_reference(from_numpy, obj); },
+        "A tensor sharing memory with an object with the buffer protocol (torchlite.from_numpy checks it is an "
+        "ndarray).");
   m.def("_to_dtype", [](py::object t, py::object d) {
     TL_CHECK_TYPE(is_tensor(t.ptr()) && is_dtype(d.ptr()), "_to_dtype(tensor, dtype): expected a Tensor and a dtype");
     const Tensor& src = unwrap(t.ptr());
