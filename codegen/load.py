@@ -457,7 +457,7 @@ def _parse_derivatives(e: _Entry, schema: FunctionSchema, impl) -> Derivatives |
     if not isinstance(zero_fill, bool):
         raise err("derivatives zero_fill must be true or false (false: the formulas take an undefined "
                   "gradient as zeros)", "zero_fill")
-    if not all(r.type.is_tensor for r in schema.returns):
+    if not schema.returns or not all(r.type.is_tensor for r in schema.returns):
         raise e.err("differentiable ops return Tensors (not lists or numbers): write the op as a composite",
                     "derivatives")
     diff_inputs = [a.name for a in schema.arguments if a.type.base == "Tensor"]

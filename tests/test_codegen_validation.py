@@ -465,10 +465,11 @@ def test_joint_formula_cannot_cover_a_tensor_list():
         "its own formula")
 
 
-def test_differentiable_ops_return_tensors():
-    check("""
-        - func: foo(Tensor self) -> Tensor[]
-          dispatch: {any: foo_any}
+@pytest.mark.parametrize("returns", ["Tensor[]", "()", "int"])
+def test_differentiable_ops_return_tensors(returns):
+    check(f"""
+        - func: foo(Tensor self) -> {returns}
+          dispatch: {{any: foo_any}}
           derivatives:
             self: grad
         """, 3, "foo", "differentiable ops return Tensors (not lists or numbers): write the op as a composite")
