@@ -14,7 +14,7 @@ import os
 import sys
 
 from .autograd import autograd_context, node_indices
-from .load import load, load_helpers
+from .load import load
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -42,14 +42,13 @@ def _jvp(jvp) -> str | dict | None:
 
 def describe(yaml_path: str) -> list[dict]:
     functions = load(yaml_path)
-    helpers = set(load_helpers().get("formula_helpers", {}))
     op_names = {nf.name for nf in functions}
     index = node_indices(functions)
     ops = []
     for nf in functions:
         if not nf.differentiable:
             continue
-        ag = autograd_context(nf, index[nf.schema.full_name], helpers, op_names)
+        ag = autograd_context(nf, index[nf.schema.full_name], op_names)
         ops.append({
             "name": nf.schema.full_name,
             "schema": str(nf.schema),

@@ -14,7 +14,6 @@ import re
 from dataclasses import dataclass, field
 
 from . import expr as E
-from .load import return_names
 from .model import METADATA, Argument, NativeFunction, Type
 
 
@@ -152,47 +151,56 @@ def _tensor_member(n: str, t: Type, condition: str, needed_by: tuple[str, ...]) 
                        needed_by=needed_by)
 
 
+def output_index(schema, name: str) -> int | None:
+    """The return a formula's name reads (`result`, `result<i>`, a return's name), or None."""
+    names = [r.name for r in schema.returns]
+    if name == "result" and len(names) == 1:
+        return 0
+    m = re.fullmatch(r"result(\d+)", name)
+    if m and int(m.group(1)) < len(names):
+        return int(m.group(1))
+    if name in names and schema.arg(name) is None:
+        return names.index(name)
+    return None
+
+
 class _Emitter(E.Printer):
     """Prints one formula's tree as C++, recording what it reads."""
 
-    def __init__(self, nf: NativeFunction, helpers: set[str], op_names: set[str], jvp: bool = False):
+    def __init__(self, nf: NativeFunction, op_names: set[str], jvp: bool = False):
         # jvp: printed for the forward wrapper (arguments and outputs read directly, grad is a tangent)
         self.jvp = jvp
-        s = nf.schema
-        self.args = {a.name: a for a in s.arguments}
-        self.rets = [r.name for r in s.returns]
-        self.multi = len(s.returns) > 1
-        self.helpers, self.op_names = helpers, op_names
+        self.schema = nf.schema
+        self.args = {a.name: a for a in nf.schema.arguments}
+        self.rets = [r.name for r in nf.schema.returns]
+        self.op_names = op_names
         self.reads: set[str] = set()  # arg names / output indices ("out:i") / metadata ("meta:x:f")
         self.uses_helpers = False
         self.ops: set[str] = set()
-
-    def output_index(self, name: str) -> int | None:
-        if name == "result" and not self.multi:
-            return 0
-        m = re.fullmatch(r"result(\d+)", name)
-        if m and int(m.group(1)) < len(self.rets):
-            return int(m.group(1))
-        if name in self.rets and name not in self.args:
-            return self.rets.index(name)
-        return None
 
     def function(self, name: str) -> str:
         if name in self.op_names:
             self.ops.add(name)  # its header is included
         else:
-            self.uses_helpers = True
+            self.uses_helpers = True  # the loader checked: a formula helper
         return name
 
     def method(self, node: E.Method) -> str:
-        if node.name in METADATA:  # the loader checked: a tensor argument's or a return's, no arguments
-            owner = node.receiver.name
-            self.reads.add(f"meta:{owner}:{node.name}")
-            i = self.output_index(owner)
-            if i is not None and owner not in self.args:
-                return f"out{i}.{node.name}()" if self.jvp else f"{owner}_{node.name}"
-            return f"{owner}.{node.name}()" if self.jvp else f"{owner}_{node.name}"
-        return super().method(node)
+        if node.name not in METADATA:
+            return super().method(node)
+        # The loader checked: a tensor argument's or a return's, with no arguments. Backward reads the value
+        # saved at forward time; forward mode reads it directly.
+        owner = node.receiver.name
+        self.reads.add(f"meta:{owner}:{node.name}")
+        if not self.jvp:
+            return f"{owner}_{node.name}"
+        i = output_index(self.schema, owner)
+        return f"{owner if i is None else f'out{i}'}.{node.name}()"
+
+    def list(self, node: E.ListLit) -> str:
+        if not node.items:
+            return "IntArrayRef{}"
+        return "std::vector<int64_t>" + super().list(node)
 
     def name(self, n: str) -> str:
         if n in ("true", "false", "grads", "grad_input_mask"):
@@ -206,16 +214,15 @@ class _Emitter(E.Printer):
         if n in self.args:
             self.reads.add(n)
             return n
-        i = self.output_index(n)
+        i = output_index(self.schema, n)
         self.reads.add(f"out:{i}")
         return f"out{i}" if self.jvp else f"result{i}"
 
 
-def autograd_context(nf: NativeFunction, index: int, helpers: set[str], op_names: set[str]) -> AutogradCtx:
+def autograd_context(nf: NativeFunction, index: int, op_names: set[str]) -> AutogradCtx:
     """The backward node of a differentiable op. The loader has checked every rule: this only prints."""
     s = nf.schema
     d = nf.derivatives
-    args = {a.name: a for a in s.arguments}
     diff_inputs: list[DiffInput] = []
     for a in s.arguments:
         if a.type.base != "Tensor" or a.name in d.nondiff:
@@ -232,7 +239,7 @@ def autograd_context(nf: NativeFunction, index: int, helpers: set[str], op_names
         inputs = [n for n in f.inputs if n not in d.nondiff]
         if not inputs:
             continue
-        em = _Emitter(nf, helpers, op_names)
+        em = _Emitter(nf, op_names)
         cpp = em.print(f.expr.tree)
         uses_helpers |= em.uses_helpers
         ops |= em.ops
@@ -248,10 +255,10 @@ def autograd_context(nf: NativeFunction, index: int, helpers: set[str], op_names
     keep_flags: list[tuple[str, str]] = []
     keep_of: dict[str, str] = {}  # what a formula reads ("self", "out:0") -> its save_if flag
     for name, cond in d.save_if.items():
-        i = _Emitter(nf, helpers, op_names).output_index(name)
-        read = f"out:{i}" if i is not None and name not in args else name
+        i = output_index(s, name)
+        read = name if i is None else f"out:{i}"
         flag = f"keep_{name}_"
-        keep_flags.append((flag, _Emitter(nf, helpers, op_names, jvp=True).print(cond.tree)))
+        keep_flags.append((flag, _Emitter(nf, op_names, jvp=True).print(cond.tree)))
         keep_of[read] = flag
 
     def condition(name_read: str) -> str:
@@ -284,8 +291,8 @@ def autograd_context(nf: NativeFunction, index: int, helpers: set[str], op_names
         _, owner, meth = r.split(":")
         decl, read, view = METADATA[meth]
         member = f"{owner}_{meth}"
-        i = _Emitter(nf, helpers, op_names).output_index(owner)
-        src = owner if i is None or owner in args else f"out{i}"
+        i = output_index(s, owner)
+        src = owner if i is None else f"out{i}"
         local = f"{view} {member} = {member}_;" if view else f"const {decl}& {member} = {member}_;"
         members.append(SavedMember(f"{member}_", decl, [f"node->{member}_ = {read.format(t=src)};"], None, local,
                                    member, when="input" if src == owner else "output", kind="metadata"))
@@ -322,21 +329,21 @@ def autograd_context(nf: NativeFunction, index: int, helpers: set[str], op_names
         for f in d.formulas:
             if f.inputs[0] in d.nondiff:
                 continue
-            em = _Emitter(nf, helpers, op_names, jvp=True)
+            em = _Emitter(nf, op_names, jvp=True)
             jvp_terms.append((f.inputs[0], em.print(f.expr.tree)))
             jvp_reads_self |= "self" in em.reads
     elif jvp is not None and jvp.kind == "linear":
         linear_args = ", ".join(f"t_{a.name}" if a.name in by_name else a.name for a in s.arguments)
     elif jvp is not None:
-        rets = return_names(s)
+        rets = s.return_names
         for out_name, ex in jvp.formulas.items():
-            em = _Emitter(nf, helpers, op_names, jvp=True)
+            em = _Emitter(nf, op_names, jvp=True)
             jvp_outputs.append((rets.index(out_name), em.print(ex.tree)))
             ops |= em.ops
             uses_helpers |= em.uses_helpers
             jvp_reads_self |= "self" in em.reads
     return AutogradCtx(
-        jvp=None if jvp is None else jvp.kind if jvp.kind in ("elementwise", "linear") else "formula",
+        jvp=None if jvp is None else jvp.kind,
         jvp_terms=jvp_terms, linear_args=linear_args, jvp_outputs=jvp_outputs, jvp_reads_self=jvp_reads_self,
         keep_flags=keep_flags,
         node=node_name(nf, index), inputs=diff_inputs, members=members, formulas=formulas,

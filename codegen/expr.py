@@ -149,7 +149,7 @@ class _Parser:
 
     def at(self, text: str) -> bool:
         t = self.peek()
-        return t is not None and t.kind in ("op",) and t.text == text
+        return t is not None and t.kind == "op" and t.text == text
 
     def take(self, text: str | None = None) -> Token:
         t = self.peek()
@@ -300,6 +300,4 @@ class Printer:
         return f"{self.function(node.name)}({', '.join(self.print(a) for a in args)})"
 
     def list(self, node: ListLit) -> str:
-        if not node.items:
-            return "IntArrayRef{}"
-        return "std::vector<int64_t>{" + ", ".join(self.print(x) for x in node.items) + "}"
+        return "{" + ", ".join(self.print(x) for x in node.items) + "}"

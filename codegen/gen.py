@@ -16,7 +16,7 @@ import jinja2
 from . import cpp
 from . import expr as E
 from .autograd import AutogradCtx, autograd_context, node_indices
-from .load import BUILTIN_METAS, dtype_category, load, load_helpers, named_returns
+from .load import BUILTIN_METAS, dtype_category, load, named_returns
 from .model import AnyDevice, Kernels, NativeFunction, Pointwise
 from .python_sig import (NUM_SHARDS, PyName, allows_number, arg_kind, pyi_default, pyi_type, python_names)
 
@@ -271,7 +271,7 @@ def _pointwise_kernel_context(nf: NativeFunction, tensor_args: list[str]) -> Poi
 
 
 def op_context(nf: NativeFunction, first_default: int = 0, node_index: int = 0,
-               helpers: set[str] | None = None, op_names: set[str] | None = None) -> OpCtx:
+               op_names: set[str] | None = None) -> OpCtx:
     s = nf.schema
     tensor_args = [a.name for a in s.arguments if a.type.base == "Tensor" and not a.type.is_list]
     args = ", ".join(cpp.arg_names(s))
@@ -294,7 +294,7 @@ def op_context(nf: NativeFunction, first_default: int = 0, node_index: int = 0,
     ctx.args_original_self = ", ".join("original_self" if n == "self" else n for n in cpp.arg_names(s))
     ctx.args_fw_self = ", ".join("fw_self" if n == "self" else n for n in cpp.arg_names(s))
     if nf.differentiable:
-        ctx.ag = autograd_context(nf, node_index, helpers or set(), op_names or set())
+        ctx.ag = autograd_context(nf, node_index, op_names or set())
         ctx.diff_args = ", ".join(d.name for d in ctx.ag.inputs)
     return ctx
 
@@ -429,8 +429,7 @@ class Writer:
 
 
 def generate(yaml_path: str, out_dir: str) -> Writer:
-    helpers = load_helpers()
-    functions = load(yaml_path, helpers)
+    functions = load(yaml_path)
     env = _env()
     w = Writer(out_dir)
     by_name: dict[str, list] = {}
@@ -439,11 +438,10 @@ def generate(yaml_path: str, out_dir: str) -> Writer:
     firsts = {}
     for schemas in by_name.values():
         firsts.update(cpp.first_defaults(schemas))
-    formula_helpers = set(helpers.get("formula_helpers", {}))
     op_names = {nf.name for nf in functions}
     node_index = node_indices(functions)
-    ops = [op_context(nf, firsts[nf.schema.full_name], node_index.get(nf.schema.full_name, 0), formula_helpers,
-                      op_names) for nf in functions]
+    ops = [op_context(nf, firsts[nf.schema.full_name], node_index.get(nf.schema.full_name, 0), op_names)
+           for nf in functions]
     cpu_sources, cuda_sources, py_sources = [], [], []
     groups: dict[str, list[OpCtx]] = {}
     for op in ops:

@@ -424,11 +424,6 @@ def _check_variants(e: _Entry, schema: FunctionSchema, impl, variants: tuple[str
         raise e.err("an out variant needs the function variant", "variants")
 
 
-def return_names(schema: FunctionSchema) -> list[str]:
-    """How formulas name the returns: their names, `result` for one unnamed return, else result0, result1..."""
-    return [r.name or ("result" if len(schema.returns) == 1 else f"result{i}") for i, r in enumerate(schema.returns)]
-
-
 def _parse_derivatives(e: _Entry, schema: FunctionSchema, impl) -> Derivatives | None:
     d = e.get("derivatives")
     jvp = e.get("jvp")
@@ -504,7 +499,7 @@ def _parse_jvp(e: _Entry, schema: FunctionSchema, jvp, formulas: tuple[Formula, 
     if jvp is None:
         return None
     line = e.raw.lines.get("jvp", e.line)
-    rets = return_names(schema)
+    rets = schema.return_names
     if isinstance(jvp, dict):
         for k in jvp:
             if k not in rets or k in nondiff_outputs:
@@ -602,7 +597,7 @@ def _check_expressions(nf: NativeFunction, names: _Names, filename: str) -> None
         return
     args = {a.name: a for a in s.arguments}
     rets = [r.name for r in s.returns if r.name]
-    outputs = set(return_names(s)) | {"result"} | {f"result{i}" for i in range(len(s.returns))}
+    outputs = set(s.return_names) | {"result"} | {f"result{i}" for i in range(len(s.returns))}
     tensors = {n for n, a in args.items() if a.type.base == "Tensor"}
 
     def check_metadata(node, where: str, line: int) -> None:

@@ -225,6 +225,11 @@ class FunctionSchema:
         return [a for a in self.arguments if a.type.base == "Tensor"]
 
     @property
+    def return_names(self) -> list[str]:
+        """How formulas name the returns: their names, `result` for one unnamed return, else result0, result1..."""
+        return [r.name or ("result" if len(self.returns) == 1 else f"result{i}") for i, r in enumerate(self.returns)]
+
+    @property
     def is_view(self) -> bool:
         return any(r.type.alias for r in self.returns)
 

@@ -3,7 +3,6 @@
 #include <string>
 
 #include "dispatch/Meta.h"
-#include "kernels/ElementwiseIter.h"
 #include "kernels/addmm.h"
 #include "kernels/baddbmm.h"
 #include "kernels/bmm.h"

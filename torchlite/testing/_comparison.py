@@ -339,6 +339,11 @@ def assert_close(actual, expected, *, allow_subclasses=True, rtol=None, atol=Non
     the larger of each). `allow_subclasses=False` requires equal types. Inputs no comparison handles: TypeError.
     A mismatch raises AssertionError; `msg` (a str) replaces its message, or (a callable) receives it.
     check_layout is accepted for compatibility: every torchlite tensor is strided.
+
+    Where PyTorch differs, on purpose: a bool against a number (True vs 1) is a TypeError (PyTorch fails
+    with an internal RuntimeError), and only tensors, NumPy arrays and scalars, Python numbers and objects
+    with `__array__` are tensor-likes (torchlite.tensor() accepts sets, which torch.as_tensor refuses, so
+    two sets would otherwise compare as tensors).
     """
     __tracebackhide__ = True  # pytest shows the caller's line
     options = dict(allow_subclasses=allow_subclasses, rtol=rtol, atol=atol, equal_nan=equal_nan,
