@@ -13,7 +13,23 @@ CSRC = os.path.join(ROOT, "csrc")
 # every op, ops/<key>.h) and `op_kernels` (kernels/<key>.h, the declarations of an op's hand-written
 # functions).
 KERNELS = {"core", "dispatch", "kernels", "op_kernels", "ops"}
-MAY_INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+MAY_INCLUDE = {
+    "core": {"core"},
+    "dispatch": {"core", "dispatch"},
+    "kernels": KERNELS,  # the device-independent kernel machinery: iterators, scalar math, conversions
+    "kernels/cpu": KERNELS | {"kernels/cpu"},
+    "kernels/gpu": KERNELS | {"kernels/gpu"},  # CUDA kernels written once for two backends (.inc)
+    "kernels/cuda": KERNELS | {"kernels/cuda", "kernels/gpu"},
+    "kernels/generic": KERNELS | {"kernels/generic"},
+    "meta": KERNELS | {"meta"},  # shape rules shared by every device (the schema's `meta:` functions)
+    "autograd": {"core", "dispatch", "autograd", "ops"},
+    "stage": {"core", "dispatch", "kernels", "op_kernels", "autograd", "stage"},  # out=, in place, views
+    "composite": {"core", "dispatch", "composite", "ops", "op_kernels", "kernels/generic"},
+    "cuda": {"core", "cuda"},  # the CUDA runtime: device functions, cuBLAS loading
+    "python": {"core", "dispatch", "kernels", "autograd", "ops", "python"},
+}
+
+_INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 
 def layer_of(path: str) -> str:
