@@ -16,6 +16,7 @@ import jinja2
 from . import cpp
 from . import expr as E
 from .autograd import AutogradCtx, autograd_context, node_indices
+from .facts import facts_module
 from .load import BUILTIN_METAS, dtype_category, load, named_returns
 from .model import AnyDevice, Kernels, NativeFunction, Pointwise
 from .python_sig import (NUM_SHARDS, PyName, allows_number, arg_kind, pyi_default, pyi_type, python_names)
@@ -486,6 +487,7 @@ def generate(yaml_path: str, out_dir: str) -> Writer:
             shard=shard, names=members, includes=includes, ret_types=sorted(ret_types.items())))
         py_sources.append(f"python/shard_{shard}.cpp")
     w.write("torchlite/_C.pyi", env.get_template("stubs.pyi.j2").render(stubs=_pyi(names)))
+    w.write("torchlite/_op_facts.py", facts_module(functions))
     w.write("files.cmake", env.get_template("files.cmake.j2").render(
         cpu=sorted(cpu_sources), cuda=sorted(cuda_sources), python=py_sources, num_shards=NUM_SHARDS))
     w.remove_stale()

@@ -1,7 +1,7 @@
 """Creation ops: arange, linspace, logspace, eye, empty_strided, *_like, new_*, and nan_to_num/positive.
 
-References are NumPy's (float64) or values checked against PyTorch 2.13; tests/cases_creation.py gives the
-schema-driven tests their samples and error cases."""
+References are NumPy's (float64) or values checked against PyTorch 2.13; torchlite/testing/_samples/creation.py
+gives the op database's tests their samples and error cases."""
 import math
 
 import numpy as np

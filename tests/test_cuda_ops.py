@@ -1,12 +1,12 @@
 """The schema-driven op tests on a CUDA device, against the CPU.
 
-Every op of native_functions.yaml runs on the CPU and on "cuda" from the same arguments (tests/test_ops.py's
-samples, with their layouts: a transposed input stays transposed on the device): the device's results must
+Every op of native_functions.yaml runs on the CPU and on "cuda" from the same arguments (the op database's
+samples, torchlite.testing.op_db, with their layouts: a transposed input stays transposed on the device): the device's results must
 stay on the device and match the CPU's (dtype, shape and values: integers, booleans and random draws of
 the same seed exactly, floating results to a few units in the last place, as the device's libm differs).
 An input the CPU refuses must be refused on the device with the same exception type. Then every
-derivative formula's gradcheck, gradgradcheck and forward-mode check (tests/test_autograd_ops.py's cases)
-run on device inputs.
+derivative formula's gradcheck, gradgradcheck and forward-mode check (tests/test_autograd_ops.py's cases, on
+the op database's gradcheck samples) run on device inputs.
 
 These need a CUDA device: a GPU, or the emulated one (TORCHLITE_EMULATE_CUDA=1, core/CudaEmulation.cpp),
 on which tests/test_cuda_emulated.py runs this module on machines without a GPU. Without either they skip.
@@ -22,7 +22,8 @@ if not tl.cuda.is_available():
 
 import test_autograd_ops as A  # noqa: E402
 import test_ops as T  # noqa: E402
-from codegen.load import DTYPES  # noqa: E402
+from torchlite.testing._helpers import DTYPES  # noqa: E402
+from torchlite.testing._opinfo import check_random_gradient  # noqa: E402
 
 CUDA = tl.device("cuda")
 # Ops whose results' values are whatever the memory held.
@@ -50,17 +51,17 @@ def to_device(v):
     return v
 
 
-def device_args(nf, args):
+def device_args(op, args):
     """args for the device run: tensors moved, and a factory's device= set."""
     out = {k: to_device(v) for k, v in args.items()}
-    if nf.schema.arg("device") is not None:
+    if op.arg("device") is not None:
         out["device"] = CUDA
     return out
 
 
-def uses_device(nf, args):
+def uses_device(op, args):
     """Whether the device run involves the device (a tensor argument, or a factory's device=)."""
-    if nf.schema.arg("device") is not None:
+    if op.arg("device") is not None:
         return True
     return any(isinstance(v, tl.Tensor) or (isinstance(v, (list, tuple)) and any(isinstance(x, tl.Tensor) for x in v))
                for v in args.values())
@@ -99,17 +100,17 @@ def assert_same(cpu, dev, what, exact=False, values=True):
         np.testing.assert_allclose(a, b, rtol=rtol, atol=atol, equal_nan=True, err_msg=what)
 
 
-def compare(nf, args, what, kind=None):
-    """Runs nf (its primary variant, or `kind`) on the CPU and on the device and compares the outcomes."""
-    kind = kind or T.primary_kind(nf)
-    dargs = device_args(nf, args)
+def compare(op, args, what, kind=None):
+    """Runs op (its primary variant, or `kind`) on the CPU and on the device and compares the outcomes."""
+    kind = kind or op.primary_kind
+    dargs = device_args(op, args)
 
     def run(a):
-        if "random" in nf.tags:
+        if "random" in op.tags:
             tl.manual_seed(1234)  # seeds the CUDA generator too: the device draws the CPU's numbers
         if kind == "inplace":
             a = dict(a, self=a["self"].clone())
-        return T.call(nf, kind, a)
+        return op.call(kind, a)
 
     cpu, cpu_err = outcome(lambda: run(args))
     dev, dev_err = outcome(lambda: run(dargs))
@@ -119,45 +120,44 @@ def compare(nf, args, what, kind=None):
         return
     if dev_err is not None:
         raise AssertionError(f"{what}: the CPU succeeded, the device raised {dev_err!r}") from dev_err
-    exact = "random" in nf.tags and nf.name not in ("normal", "randn", "randn_like", "exponential")
-    assert_same(cpu, dev, what, exact=exact, values=nf.name not in UNINITIALIZED)
+    exact = "random" in op.tags and op.name not in ("normal", "randn", "randn_like", "exponential")
+    assert_same(cpu, dev, what, exact=exact, values=op.name not in UNINITIALIZED)
 
 
 # ------------------------------------------------------------------------------------------ pointwise
 # Every pointwise op in every dtype on strided and broadcast layouts (test_ops.py checks the CPU against
 # NumPy on all layouts).
 DEVICE_LAYOUTS = ("noncontiguous", "broadcast_other", "broadcast_both", "zero_dim_other", "number_float", "empty")
-POINTWISE_CASES = [pytest.param(nf, dtype, layout, id=f"{nf.schema.full_name}-{dtype}-{layout}")
-                   for nf in T.POINTWISE for dtype in DTYPES for layout in T.layouts_for(nf)
-                   if layout in DEVICE_LAYOUTS and (dtype in nf.dtype_list or layout == "noncontiguous")]
+POINTWISE_CASES = [pytest.param(op, dtype, layout, id=f"{op.full_name}-{dtype}-{layout}")
+                   for op in T.POINTWISE for dtype in DTYPES for layout in op.layouts
+                   if layout in DEVICE_LAYOUTS and (dtype in op.dtypes or layout == "noncontiguous")]
 
 
-@pytest.mark.parametrize("nf,dtype,layout", POINTWISE_CASES)
-def test_pointwise_on_device(nf, dtype, layout):
-    args, _ = T.pointwise_args(nf, dtype, layout, T.rng_for("cuda", nf.schema.full_name, dtype, layout))
-    compare(nf, args, f"{nf.schema.full_name} {dtype} {layout}")
+@pytest.mark.parametrize("op,dtype,layout", POINTWISE_CASES)
+def test_pointwise_on_device(op, dtype, layout):
+    args, _ = op.pointwise_args(dtype, layout, T.rng_for("cuda", op.full_name, dtype, layout))
+    compare(op, args, f"{op.full_name} {dtype} {layout}")
 
 
 # ------------------------------------------------------------------------------------------ every op
-# Every op with its sample (tests/test_ops.py: OTHER_SAMPLES, the families' cases, the shape cases), and
-# its in-place variant.
-OPS = [nf for nf in T.FUNCTIONS if uses_device(nf, T.variant_sample(nf))]
-OP_CASES = [pytest.param(nf, T.primary_kind(nf), id=nf.schema.full_name) for nf in OPS]
-OP_CASES += [pytest.param(nf, "inplace", id=f"{nf.schema.full_name}-inplace") for nf in OPS
-             if "inplace" in nf.variants and T.primary_kind(nf) != "inplace"]
+# Every op with its sample from the op database, and its in-place variant.
+OPS = [op for op in T.OPS if uses_device(op, op.sample())]
+OP_CASES = [pytest.param(op, op.primary_kind, id=op.full_name) for op in OPS]
+OP_CASES += [pytest.param(op, "inplace", id=f"{op.full_name}-inplace") for op in OPS
+             if "inplace" in op.variants and op.primary_kind != "inplace"]
 
 
-@pytest.mark.parametrize("nf,kind", OP_CASES)
-def test_op_on_device(nf, kind):
-    compare(nf, T.variant_sample(nf), f"{nf.schema.full_name} ({kind})", kind)
+@pytest.mark.parametrize("op,kind", OP_CASES)
+def test_op_on_device(op, kind):
+    compare(op, op.sample(), f"{op.full_name} ({kind})", kind)
 
 
 def test_every_op_runs_on_the_device():
     """Only ops that take no tensor and no device (result_type of numbers...) are left out."""
-    left_out = {nf.schema.full_name for nf in T.FUNCTIONS} - {nf.schema.full_name for nf in OPS}
+    left_out = {op.full_name for op in T.OPS} - {op.full_name for op in OPS}
     for name in left_out:
-        nf = T.BY_NAME[name]
-        assert not any(a.type.is_tensor for a in nf.schema.arguments), name
+        op = T.BY_NAME[name]
+        assert not any(a.is_tensor for a in op.arguments), name
 
 
 def test_out_variant_on_device():
@@ -172,34 +172,34 @@ def test_out_variant_on_device():
 
 
 # ------------------------------------------------------------------------------------------ gradients
-def _device_function(nf, label, kind):
-    fn, inputs = A.as_function(nf, {k: to_device(v) for k, v in A._sample(nf, label).items()}, kind)
+def _device_function(op, label, kind):
+    fn, inputs = op.as_function({k: to_device(v) for k, v in op.gradcheck_sample(label).items()}, kind)
     assert inputs and all(x.device.type == "cuda" for x in inputs)
     return fn, inputs
 
 
-@pytest.mark.parametrize("nf,label,kind", A.CASES)
-def test_gradcheck_on_device(nf, label, kind):
-    A._marks(nf)
-    fn, inputs = _device_function(nf, label, kind)
-    if "random" in nf.tags:
-        A.check_zero_gradient(nf, fn, inputs)
+@pytest.mark.parametrize("op,label,kind", A.CASES)
+def test_gradcheck_on_device(op, label, kind):
+    A._marks(op)
+    fn, inputs = _device_function(op, label, kind)
+    if op.is_random:
+        check_random_gradient(op, fn, inputs)
         return
     assert tl.autograd.gradcheck(fn, inputs)
 
 
-@pytest.mark.parametrize("nf,label,kind", [c for c in A.CASES if "random" not in c.values[0].tags])
-def test_gradgradcheck_on_device(nf, label, kind):
-    A._marks(nf)
-    if nf.test.not_twice_differentiable:
-        pytest.skip(f"not twice differentiable: {nf.test.not_twice_differentiable}")
-    assert tl.autograd.gradgradcheck(*_device_function(nf, label, kind))
+@pytest.mark.parametrize("op,label,kind", [c for c in A.CASES if "random" not in c.values[0].tags])
+def test_gradgradcheck_on_device(op, label, kind):
+    A._marks(op)
+    if op.not_twice_differentiable:
+        pytest.skip(f"not twice differentiable: {op.not_twice_differentiable}")
+    assert tl.autograd.gradgradcheck(*_device_function(op, label, kind))
 
 
-@pytest.mark.parametrize("nf,label,kind", [c for c in A.FORWARD_CASES if "random" not in c.values[0].tags])
-def test_forward_ad_on_device(nf, label, kind):
-    A._marks(nf)
-    fn, inputs = _device_function(nf, label, kind)
+@pytest.mark.parametrize("op,label,kind", [c for c in A.FORWARD_CASES if "random" not in c.values[0].tags])
+def test_forward_ad_on_device(op, label, kind):
+    A._marks(op)
+    fn, inputs = _device_function(op, label, kind)
     assert tl.autograd.gradcheck(fn, inputs, check_forward_ad=True, check_backward_ad=False)
 
 
@@ -216,6 +216,6 @@ def test_gradcheck_on_device_can_fail():
     assert not tl.autograd.gradcheck(wrong, (x,), raise_exception=False)
 
 
-def test_gradgradcheck_on_device():
+def test_gradgradcheck_on_device_simple():
     x = tl.tensor([[0.5, -1.0], [2.0, 0.25]], dtype=tl.float64, device=CUDA).requires_grad_()
     assert tl.autograd.gradgradcheck(lambda x: (x.sin() * x).sum(dim=1), (x,))

@@ -1,15 +1,10 @@
 """Indexing ops (index_select, gather, scatter*, index_*, masked_*, take, nonzero) and Tensor.__getitem__ /
 __setitem__, against NumPy references. Values not computed by NumPy here were checked against PyTorch 2.13."""
-import os
-import sys
-
 import numpy as np
 import pytest
 
 import torchlite as tl
-
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import cases_indexing as ci  # noqa: E402
+from torchlite.testing._samples import indexing as ci  # the NumPy references of the op database
 
 DTYPES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64"]
 NP = {"bool": np.bool_, "uint8": np.uint8, "int8": np.int8, "int16": np.int16, "int32": np.int32, "int64": np.int64,

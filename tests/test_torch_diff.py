@@ -2,7 +2,7 @@
 
 PyTorch is never a dependency of torchlite; with `pip install torch==2.13.0` these tests call the same op
 with the same arguments in both libraries and compare result dtypes, shapes and values: every pointwise
-op for every dtype it supports, and every other op on its sample from tests/test_ops.py; every out= op (with
+op for every dtype it supports, and every other op on its sample from the op database (torchlite.testing.op_db); every out= op (with
 one or several returns) with each return's target of every dtype; the dtype rules of mean, sum, prod, cumsum
 and cumprod for every input, dtype= and out= dtype."""
 import numpy as np
@@ -13,7 +13,7 @@ import torchlite as tl
 torch = pytest.importorskip("torch", reason="PyTorch is not installed: the differential tests against it are "
                                             "optional (pip install torch==2.13.0)")
 
-import test_ops as T  # noqa: E402  (the schema, the samples and the call helpers)
+import test_ops as T  # noqa: E402  (the op database and the test helpers)
 
 # Ops a differential test cannot compare, with the reason.
 NOT_COMPARED = {
@@ -26,12 +26,12 @@ NOT_COMPARED = {
 VARARGS = {"broadcast_tensors"}
 
 
-def torch_function(nf):
+def torch_function(op):
     """The op's function in torch: torch.<name>, or in its python_module's namespace (torch.special...)."""
     module = torch
-    for part in (nf.python_module or "").split(".") if nf.python_module else ():
+    for part in (op.python_module or "").split(".") if op.python_module else ():
         module = getattr(module, part)
-    return getattr(module, nf.name)
+    return getattr(module, op.name)
 
 
 def torch_dtype(d):
@@ -52,31 +52,31 @@ def to_torch(v):
     return v
 
 
-def torch_call(nf, kind, args):
-    """T.call's argument order, on torch."""
-    pos, kw = T.split_args(nf, kind, args)
-    if nf.name in VARARGS:
+def torch_call(op, kind, args):
+    """OpInfo.call's argument order, on torch."""
+    pos, kw = op.split_args(kind, args)
+    if op.name in VARARGS:
         pos = [*pos[0], *pos[1:]]
     if kind == "function":
-        fn = torch_function(nf)
+        fn = torch_function(op)
     elif kind == "method":
-        fn = getattr(args["self"], nf.name)
+        fn = getattr(args["self"], op.name)
     else:
-        fn = getattr(args["self"], nf.name + "_")
+        fn = getattr(args["self"], op.name + "_")
     return fn(*pos, **kw)
 
 
-def compare(ours, theirs, nf, values=True, tol_dtype=None):
+def compare(ours, theirs, op, values=True, tol_dtype=None):
     """Dtypes, shapes and values; floating values at the tolerance of their dtype, or of tol_dtype (the dtype
     torchlite computed in) when that is looser."""
-    what = nf.schema.full_name
+    what = op.full_name
     if isinstance(theirs, (bool, int, float)):  # allclose, equal, ...
         assert type(ours) is type(theirs) and ours == theirs, f"{what}: {ours!r} vs {theirs!r}"
         return
     if isinstance(theirs, (tuple, list)):
         assert isinstance(ours, tuple) and len(ours) == len(theirs), f"{what}: {ours!r} vs {theirs!r}"
         for a, b in zip(ours, theirs):
-            compare(a, b, nf, values, tol_dtype)
+            compare(a, b, op, values, tol_dtype)
         return
     assert repr(ours.dtype).split(".")[1] == str(theirs.dtype).split(".")[1], f"{what}: {ours.dtype} vs {theirs.dtype}"
     assert tuple(ours.shape) == tuple(theirs.shape), f"{what}: shape {tuple(ours.shape)} vs {tuple(theirs.shape)}"
@@ -94,65 +94,65 @@ def compare(ours, theirs, nf, values=True, tol_dtype=None):
         np.testing.assert_array_equal(ours.numpy(), expected, err_msg=what)
 
 
-def run_both(nf, args, kind):
+def run_both(op, args, kind):
     if kind == "inplace":
         args = dict(args, self=T.clone(args["self"]))
     targs = {k: to_torch(v) for k, v in args.items()}
     try:
-        theirs = torch_call(nf, kind, targs)
+        theirs = torch_call(op, kind, targs)
     except Exception as e:  # noqa: BLE001  (PyTorch refuses: so must torchlite, with the same type)
         with pytest.raises(type(e)):
-            T.call(nf, kind, args)
+            op.call(kind, args)
         return None, None
-    T.reseed(nf)
-    ours = T.call(nf, kind, args)
+    op.reseed()
+    ours = op.call(kind, args)
     return ours, theirs
 
 
-def comparable(nf):
-    if nf.name in NOT_COMPARED or nf.name.startswith("_"):
+def comparable(op):
+    if op.name in NOT_COMPARED or op.name.startswith("_"):
         return False
-    kind = T.primary_kind(nf)
+    kind = op.primary_kind
     if kind == "function":
         try:
-            torch_function(nf)
+            torch_function(op)
         except AttributeError:
             return False
         return True
-    return hasattr(torch.Tensor, nf.name if kind != "inplace" else nf.name + "_")
+    return hasattr(torch.Tensor, op.name if kind != "inplace" else op.name + "_")
 
 
 # Every dtype on a broadcast sample; every layout (non-contiguous, 0-dim, empty, Python numbers...) in one
 # floating and one integer dtype.
-POINTWISE_CASES = [pytest.param(nf, d, layout, id=f"{nf.schema.full_name}-{d}-{layout}")
-                   for nf in T.POINTWISE if comparable(nf) for d in nf.dtype_list
-                   for layout in (T.layouts_for(nf) if d in ("float32", "int64") else ("broadcast_other",))
-                   if layout in T.layouts_for(nf)]
+POINTWISE_CASES = [pytest.param(op, d, layout, id=f"{op.full_name}-{d}-{layout}")
+                   for op in T.POINTWISE if comparable(op) for d in op.dtypes
+                   for layout in (op.layouts if d in ("float32", "int64") else ("broadcast_other",))
+                   if layout in op.layouts]
 
 
-@pytest.mark.parametrize("nf,dtype,layout", POINTWISE_CASES)
-def test_pointwise_matches_torch(nf, dtype, layout):
-    args, _ = T.pointwise_args(nf, dtype, layout, T.rng_for("torch", nf.schema.full_name, dtype, layout))
-    ours, theirs = run_both(nf, args, T.primary_kind(nf))
+@pytest.mark.parametrize("op,dtype,layout", POINTWISE_CASES)
+def test_pointwise_matches_torch(op, dtype, layout):
+    args, _ = op.pointwise_args(dtype, layout, T.rng_for("torch", op.full_name, dtype, layout))
+    ours, theirs = run_both(op, args, op.primary_kind)
     if theirs is not None:
-        compare(ours, theirs, nf)
+        compare(ours, theirs, op)
 
 
-OTHERS = [nf for nf in T.FUNCTIONS if nf.kind != "pointwise" and comparable(nf)]
+OTHERS = [op for op in T.OPS if op.kind != "pointwise" and comparable(op)]
 
 
-@pytest.mark.parametrize("nf", OTHERS, ids=T.ids(OTHERS))
-def test_op_matches_torch(nf):
-    args = T.variant_sample(nf)
-    ours, theirs = run_both(nf, args, T.primary_kind(nf))
+@pytest.mark.parametrize("op", OTHERS, ids=T.ids(OTHERS))
+def test_op_matches_torch(op):
+    args = op.sample()
+    ours, theirs = run_both(op, args, op.primary_kind)
     if theirs is None:
         return
     # Random ops draw other numbers than PyTorch's generator; empty ones hold garbage.
-    compare(ours, theirs, nf, values="random" not in nf.tags and not nf.name.startswith(("empty", "new_empty")))
+    compare(ours, theirs, op, values="random" not in op.tags and not op.name.startswith(("empty", "new_empty")))
 
 
 def test_every_op_is_compared_or_excused():
-    skipped = [nf.schema.full_name for nf in T.FUNCTIONS if not comparable(nf)]
+    skipped = [op.full_name for op in T.OPS if not comparable(op)]
     unexplained = [n for n in skipped if not n.startswith("_") and n.split(".")[0] not in NOT_COMPARED]
     assert not unexplained, f"ops torch lacks under the same name (add them to NOT_COMPARED): {unexplained}"
 
@@ -176,47 +176,47 @@ TYPE_ERROR_REFUSALS = {
 # Known differences, with the reason.
 OUT_DTYPE_XFAIL = {}
 
-OUT_OPS = [nf for nf in T.FUNCTIONS if "out" in nf.variants and comparable(nf) and "random" not in nf.tags]
-OUT_CASES = [pytest.param(nf, slot, id=f"{nf.schema.full_name}-{slot}", marks=[pytest.mark.xfail(
-                 reason=OUT_DTYPE_XFAIL[nf.schema.full_name], strict=True)] if nf.schema.full_name in OUT_DTYPE_XFAIL else [])
-             for nf in OUT_OPS for slot in range(len(nf.schema.returns))]
+OUT_OPS = [op for op in T.OPS if "out" in op.variants and comparable(op) and "random" not in op.tags]
+OUT_CASES = [pytest.param(op, slot, id=f"{op.full_name}-{slot}", marks=[pytest.mark.xfail(
+                 reason=OUT_DTYPE_XFAIL[op.full_name], strict=True)] if op.full_name in OUT_DTYPE_XFAIL else [])
+             for op in OUT_OPS for slot in range(len(op.returns))]
 
 
-@pytest.mark.parametrize("nf,slot", OUT_CASES)
-def test_out_of_every_dtype_matches_torch(nf, slot):
+@pytest.mark.parametrize("op,slot", OUT_CASES)
+def test_out_of_every_dtype_matches_torch(op, slot):
     """out= whose target number `slot` has each dtype in turn (the others the result's): PyTorch computes in
     it, casts into it or refuses it (mm, gather, the indices of max.dim...); torchlite must do the same, with
     the same exception type and, where both compute, the same values (at the precision of the result's dtype:
     PyTorch may compute in a wider out= dtype)."""
-    args = T.variant_sample(nf)
+    args = op.sample()
     targs = {k: to_torch(v) for k, v in args.items()}
     try:
-        natural = torch_call(nf, "function", targs)
+        natural = torch_call(op, "function", targs)
     except Exception:  # noqa: BLE001  (a sample torch refuses outright says nothing about out=)
-        pytest.skip(f"torch refuses the sample of {nf.schema.full_name}")
+        pytest.skip(f"torch refuses the sample of {op.full_name}")
     multi = isinstance(natural, tuple)
     natural = tuple(natural) if multi else (natural,)
-    pos, kw = T.split_args(nf, "function", targs)
-    fn = torch_function(nf)
+    pos, kw = op.split_args("function", targs)
+    fn = torch_function(op)
     for dtype in DTYPES:
-        if nf.name in OUT_DTYPE_ACCIDENTS and dtype not in T.FLOATING:
+        if op.name in OUT_DTYPE_ACCIDENTS and dtype not in T.FLOATING:
             continue
         names = [dtype if i == slot else str(r.dtype).split(".")[1] for i, r in enumerate(natural)]
         touts = tuple(torch.empty(0, dtype=getattr(torch, n)) for n in names)
         outs = tuple(tl.empty((0,), dtype=getattr(tl, n)) for n in names)
-        what = f"{nf.schema.full_name} with out[{slot}] of {dtype}"
+        what = f"{op.full_name} with out[{slot}] of {dtype}"
         try:
             theirs = fn(*pos, **kw, out=touts if multi else touts[0])
         except Exception as e:  # noqa: BLE001  (PyTorch refuses: so must torchlite, with the same type)
-            kind = (RuntimeError, TypeError) if nf.name in TYPE_ERROR_REFUSALS else type(e)
+            kind = (RuntimeError, TypeError) if op.name in TYPE_ERROR_REFUSALS else type(e)
             with pytest.raises(kind):
-                T.call(nf, "function", args, out=outs if multi else outs[0])
+                op.call("function", args, out=outs if multi else outs[0])
                 pytest.fail(f"{what}: torch raises {type(e).__name__}: {e}; torchlite computes")
             continue
-        ours = T.call(nf, "function", args, out=outs if multi else outs[0])
+        ours = op.call("function", args, out=outs if multi else outs[0])
         for a, b, r in zip(outs, touts, natural):
             assert a.dtype == getattr(tl, str(b.dtype).split(".")[1]), what
-            compare(a, b, nf, tol_dtype=str(r.dtype).split(".")[1])
+            compare(a, b, op, tol_dtype=str(r.dtype).split(".")[1])
         assert all(x is y for x, y in zip(ours if multi else (ours,), outs)), f"{what}: out= returns its targets"
 
 

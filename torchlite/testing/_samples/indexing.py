@@ -1,6 +1,8 @@
-"""Samples and error cases for indexing ops (index_select, gather, scatter, index_*, masked_*, take, nonzero); merged into tests/test_ops.py."""
+"""Samples and error cases for indexing ops (index_select, gather, scatter, index_*, masked_*, take, nonzero); part of torchlite.testing's op database."""
 
 import numpy as np
+
+from .. import _helpers as h  # make, rng_for, _f32, NP_DTYPES, tl
 
 
 def _ints(h, shape, key, dtype="float32", lo=-4, hi=5):
@@ -101,12 +103,12 @@ def _take_along_dim_ref(self, indices, dim=None):
     return np.take_along_axis(self, _i(indices) % self.shape[dim], axis=dim)
 
 
-def samples(h):
+def samples():
     """Full overload name -> a function returning a sample call's arguments by name."""
     return {}
 
 
-def numpy_cases(h):
+def numpy_cases():
     """Full overload name -> (sample as in samples(), reference computing the result from the sample's
     arguments as float64 NumPy arrays); the sample also serves the variant tests."""
     x = lambda: h._f32((3, 4))  # noqa: E731
@@ -255,3 +257,15 @@ ERRORS = [
     ("a.index_put((tl.tensor([True]),), tl.tensor(1.0))", "IndexError",
      ["The shape of the mask [1] at index 0 does not match the shape of the indexed tensor [2, 3] at index 0"]),
 ]
+
+
+def _scatter_src_gradcheck_sample():
+    import torchlite as tl
+
+    return {"index": tl.tensor([[1, 0, 1, 0], [0, 1, 0, 1]]), "self": tl.zeros(2, 4), "src": tl.zeros(2, 4)}
+
+
+# Samples that differ from the op's for the gradient checks, with the reason. scatter.src: an index smaller
+# than src leaves src entries unused: their gradient would have index's shape, which PyTorch refuses too
+# ("returned an invalid gradient"); a full index gives every src entry a place.
+GRADCHECK_SAMPLES = {"scatter.src": _scatter_src_gradcheck_sample}

@@ -1,8 +1,10 @@
 """Samples and error cases for creation ops (arange, linspace, logspace, eye, empty_strided, *_like,
-new_*); merged into tests/test_ops.py. Values are checked in tests/test_creation.py."""
+new_*); part of torchlite.testing's op database. Values are checked in tests/test_creation.py."""
+
+from .. import _helpers as h  # make, rng_for, _f32, NP_DTYPES, tl
 
 
-def samples(h):
+def samples():
     """Full overload name -> a function returning a sample call's arguments by name."""
     tl = h.tl
     return {
@@ -28,7 +30,7 @@ def samples(h):
     }
 
 
-def numpy_cases(h):
+def numpy_cases():
     """Full overload name -> (sample as in samples(), reference computing the result from the sample's
     arguments as float64 NumPy arrays); the sample also serves the variant tests."""
     return {}

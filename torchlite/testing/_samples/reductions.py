@@ -1,5 +1,8 @@
-"""Samples and error cases for reductions, scans, sorting and comparisons of whole tensors; merged into tests/test_ops.py."""
+"""Samples and error cases for reductions, scans, sorting and comparisons of whole tensors; part of torchlite.testing's op database."""
+
 import numpy as np
+
+from .. import _helpers as h  # make, rng_for, _f32, NP_DTYPES, tl
 
 
 def _x(h, shape=(2, 3, 4), noncontiguous=False):
@@ -10,7 +13,7 @@ def _ints(h, shape=(2, 3, 4), dtype="int32"):
     return h.make(shape, dtype, h.rng_for("reductions", shape, dtype))  # values in [-4, 4]: some zeros
 
 
-def samples(h):
+def samples():
     """Full overload name -> a function returning a sample call's arguments by name."""
     return {
         "mean": lambda: {"self": _x(h, (2, 3))},
@@ -80,7 +83,7 @@ def _cum_extreme(self, dim, is_max):
     return np.moveaxis(values, -1, dim), np.moveaxis(indices, -1, dim)
 
 
-def numpy_cases(h):
+def numpy_cases():
     """Full overload name -> (sample as in samples(), reference computing the result from the sample's
     arguments as float64 NumPy arrays); the sample also serves the variant tests."""
     return {

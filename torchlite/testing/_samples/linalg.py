@@ -1,4 +1,5 @@
-"""Samples and error cases for linear algebra (matmul family, einsum, tensordot, kron, trace, tril/triu, diag); merged into tests/test_ops.py."""
+"""Samples and error cases for linear algebra (matmul family, einsum, tensordot, kron, trace, tril/triu, diag); part of torchlite.testing's op database."""
+
 import numpy as np
 
 import torchlite as tl
@@ -30,12 +31,12 @@ def _diag_embed_ref(self, offset, dim1, dim2):
     return np.moveaxis(out, (-2, -1), (d1, d2))
 
 
-def samples(h):
+def samples():
     """Full overload name -> a function returning a sample call's arguments by name."""
     return {}
 
 
-def numpy_cases(h):
+def numpy_cases():
     """Full overload name -> (sample as in samples(), reference computing the result from the sample's
     arguments as float64 NumPy arrays); the sample also serves the variant tests."""
     return {

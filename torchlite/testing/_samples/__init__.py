@@ -1,0 +1,18 @@
+"""The op database's tables, one module per op family.
+
+A module may define:
+- `samples()`: {full overload name: function returning a sample call's arguments by name};
+- `numpy_cases()`: {full name: (sample function, NumPy reference of the sample's arguments as float64)};
+- `POINTWISE_REFS`: {full name: NumPy reference} for pointwise ops (called with the arguments by name, or
+  positionally for ufuncs; one with a `result_dtype` parameter also gets the result dtype's name);
+- `GRADCHECK_SAMPLES`: {full name: function returning arguments that replace the sample's in gradient checks};
+- `TOLERANCES`: {full name: {dtype: (rtol, atol)}} where an op needs other tolerances than the defaults;
+- `ERRORS`: [(code, exception type name, parts of the message)], bad inputs run in a subprocess;
+- `STRING_ARGS`: {op name: {argument: message part}} for arguments that take strings besides numbers;
+- `kernel_samples()`: {full name: [(function, args, kwargs)]}, calls that take each path of a hand-written
+  kernel, and `random_kernel_samples()`: {full name: [function]}, draws of a random op's kernels.
+An op's sample is given once, in one module; the registry refuses a name the schema does not have.
+"""
+from . import core, creation, indexing, kernels, linalg, pointwise, reductions
+
+FAMILIES = (pointwise, core, creation, reductions, linalg, indexing, kernels)
