@@ -110,6 +110,11 @@ def _matmul_env(which: int):
     return make_env
 
 
+def _random_env(lib, sizes, inputs):
+    """A float32 vector to fill, and for NumPy a Generator (its Philox, as torchlite's and PyTorch's)."""
+    return {"a": convert(lib, inputs.normal("a", (sizes.numel,))), "rng": np.random.Generator(np.random.Philox(0))}
+
+
 def _millions(numel: int) -> str:
     return f"{numel // 2**20}M" if numel % 2**20 == 0 else str(numel)
 
@@ -216,6 +221,18 @@ CASES: list[Case] = [
          _stmt_case({"*": "a.mean()"}, _vectors)),
     Case("reduction.sum_dim1", lambda s: f"`a.sum(dim=1)`, {s.rows}×{s.rows} float32", INPLACE_AND_REDUCTIONS,
          _stmt_case({"*": "a.sum(dim=1)", "numpy": "a.sum(axis=1)"}, _square)),
+    Case("random.uniform", lambda s: f"`a.uniform_()`, {_millions(s.numel)} float32", INPLACE_AND_REDUCTIONS,
+         _stmt_case({"*": "a.uniform_()", "numpy": "rng.random(out=a, dtype=m.float32)"}, _random_env,
+                    has_reference=False),
+         notes=["draws differ between libraries (no reference); NumPy: Generator(Philox).random(out=a)"]),
+    Case("random.normal", lambda s: f"`a.normal_()`, {_millions(s.numel)} float32", INPLACE_AND_REDUCTIONS,
+         _stmt_case({"*": "a.normal_()", "numpy": "rng.standard_normal(out=a, dtype=m.float32)"}, _random_env,
+                    has_reference=False),
+         notes=["NumPy: Generator(Philox).standard_normal(out=a)"]),
+    Case("random.bernoulli", lambda s: f"`a.bernoulli_(0.3)`, {_millions(s.numel)} float32", INPLACE_AND_REDUCTIONS,
+         _stmt_case({"*": "a.bernoulli_(0.3)", "numpy": "m.less(rng.random(a.shape), 0.3, out=a, casting='unsafe')"},
+                    _random_env, has_reference=False),
+         notes=["NumPy: a float64 uniform draw compared with p, cast into a"]),
     *[
         Case(f"matmul.{n}", lambda s, i=i: f"`a @ b`, {s.matmul[i]}×{s.matmul[i]} float32", 1.05,
              _stmt_case({"*": "a @ b"}, _matmul_env(i)))

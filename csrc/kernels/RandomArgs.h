@@ -1,6 +1,7 @@
 #pragma once
-// Argument checks and dtype facts shared by the CPU (kernels/cpu/random.cpp) and CUDA
-// (kernels/gpu/random.inc) random kernels, so that both refuse the same arguments with the same words.
+// Argument checks and dtype facts of the random kernels (kernels/gpu/random.inc, compiled for CUDA and the
+// CPU, and randperm in kernels/cpu/random.cpp), so that every device refuses the same arguments with the
+// same words.
 #include <cmath>
 #include <cstdint>
 #include <limits>
