@@ -160,6 +160,17 @@ bool has_internal_overlap(const Tensor& t) {
   return false;
 }
 
+void check_no_internal_overlap(const Tensor& out) {
+  TL_CHECK(!has_internal_overlap(out), "unsupported operation: more than one element of the written-to tensor "
+           "refers to a single memory location. Please clone() the tensor before performing the operation.");
+}
+
+void check_no_partial_overlap(const Tensor& out, const Tensor& in) {
+  TL_CHECK(mem_overlap(out, in) != MemOverlap::Partial, "unsupported operation: some elements of the input "
+           "tensor and the written-to tensor refer to a single memory location. Please clone() the tensor "
+           "before performing the operation.");
+}
+
 MemOverlap mem_overlap(const Tensor& a, const Tensor& b) {
   if (a.is_same(b)) return MemOverlap::Full;
   if (a.numel() == 0 || b.numel() == 0) return MemOverlap::No;

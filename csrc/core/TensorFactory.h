@@ -33,6 +33,10 @@ enum class MemOverlap { No, Full, Partial, TooHard };
 MemOverlap mem_overlap(const Tensor& a, const Tensor& b);
 // Whether several elements of t share one memory location (a stride 0 over a dim of size > 1).
 bool has_internal_overlap(const Tensor& t);
+// PyTorch's rules for a written-to tensor, with its messages (RuntimeError): no two of its elements share
+// one location, and an input overlaps it fully (in place) or not at all.
+void check_no_internal_overlap(const Tensor& out);
+void check_no_partial_overlap(const Tensor& out, const Tensor& in);
 int64_t compute_numel(IntArrayRef sizes);
 // Checks sizes are non-negative; the message names the op.
 void check_sizes_nonnegative(const char* op, IntArrayRef sizes);

@@ -177,12 +177,8 @@ void ElementwiseIter::build(const Tensor& out, std::initializer_list<const Tenso
   // PyTorch's memory-overlap rules for the written-to tensor (a fill, with no
   // tensor input, may write an expanded tensor).
   if (inputs.size() > 0) {
-    TL_CHECK(!has_internal_overlap(out), "unsupported operation: more than one element of the written-to tensor "
-             "refers to a single memory location. Please clone() the tensor before performing the operation.");
-    for (const Tensor* in : inputs)
-      TL_CHECK(mem_overlap(out, *in) != MemOverlap::Partial, "unsupported operation: some elements of the input "
-               "tensor and the written-to tensor refer to a single memory location. Please clone() the tensor "
-               "before performing the operation.");
+    check_no_internal_overlap(out);
+    for (const Tensor* in : inputs) check_no_partial_overlap(out, *in);
   }
 
   // Output: computed into a temporary when its dtype differs.

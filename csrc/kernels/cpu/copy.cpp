@@ -14,11 +14,8 @@ void kernels::copy_out_cpu(const Tensor& self, const Tensor& src, bool non_block
   (void)self;
   (void)non_blocking;  // a copy into host memory this thread reads next is always waited for
   if (out.numel() == 0) return;
-  TL_CHECK(!has_internal_overlap(out), "unsupported operation: more than one element of the written-to tensor "
-           "refers to a single memory location. Please clone() the tensor before performing the operation.");
-  TL_CHECK(mem_overlap(out, src) != MemOverlap::Partial, "unsupported operation: some elements of the input "
-           "tensor and the written-to tensor refer to a single memory location. Please clone() the tensor "
-           "before performing the operation.");
+  check_no_internal_overlap(out);
+  check_no_partial_overlap(out, src);
   if (src.device().is_cuda()) {
     // One transfer of src's elements, dense and in its dtype, then the cast and layout on the host.
     Tensor dense = src.is_contiguous() ? src : contiguous_as(src, src.scalar_type());

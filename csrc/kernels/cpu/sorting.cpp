@@ -9,6 +9,7 @@
 
 #include "kernels/_unique2.h"
 #include "kernels/Reduce.h"
+#include "kernels/RowOrder.h"
 #include "kernels/kthvalue.h"
 #include "kernels/median.h"
 #include "kernels/median_dim.h"
@@ -37,24 +38,12 @@ bool same_at(const T* x, int64_t i, int64_t j) {
   return static_cast<opmath_t<T>>(x[i]) == static_cast<opmath_t<T>>(x[j]);
 }
 
-// A strict total order on the positions of a row: by value (NaN as the largest; reversed when
-// descending), then by position. Sorting by it is a stable sort, and partial sorts and selections with
-// it pick exactly the elements a stable sort would put there.
+// Row order (kernels/RowOrder.h) as a comparator of positions.
 template <typename T>
 struct RowOrder {
   const T* x;
   bool descending;
-  bool operator()(int64_t a, int64_t b) const {
-    using op_t = opmath_t<T>;
-    op_t va = static_cast<op_t>(x[a]), vb = static_cast<op_t>(x[b]);
-    bool na = reduce::is_nan(va), nb = reduce::is_nan(vb);
-    if (na || nb) {
-      if (na && nb) return a < b;
-      return descending ? na : nb;
-    }
-    if (va != vb) return descending ? va > vb : va < vb;
-    return a < b;
-  }
+  bool operator()(int64_t a, int64_t b) const { return row_before(x, descending, a, b); }
 };
 
 // idx[0..n) = the order that sorts x[0..n) stably, NaN last (first when descending).
