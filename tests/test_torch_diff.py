@@ -27,7 +27,13 @@ VARARGS = {"broadcast_tensors"}
 
 
 def torch_function(op):
-    """The op's function in torch: torch.<name>, or in its python_module's namespace (torch.special...)."""
+    """The op's function in torch: torch.<name>, or for a python_module op its schema binding in torch._C
+    (torch._C._nn.elu: the one with out=, as torchlite's OpInfo.function), else its namespace's function
+    (torch.special.expit, torch.nn.functional.tanhshrink)."""
+    if op.python_module:
+        binding = getattr(torch._C, "_" + op.python_module.split(".")[0], None)
+        if binding is not None and hasattr(binding, op.name):
+            return getattr(binding, op.name)
     module = torch
     for part in (op.python_module or "").split(".") if op.python_module else ():
         module = getattr(module, part)

@@ -1,7 +1,143 @@
-"""Neural-network functions (PyTorch's torch.nn.functional): the schema's ops with
-`python_module: nn.functional`."""
+"""Neural-network functions (PyTorch's torch.nn.functional).
+
+The schema's ops with `python_module: nn.functional` come from the generated bindings (`_C._nn`). The
+functions below add what PyTorch's torch.nn.functional adds in Python: the `inplace=False` argument of
+the activations (which then call the op's in-place variant) and the `*_` functions, with PyTorch's
+signatures and argument names.
+"""
 from .. import _C
 from .._namespace import export
 
 export(globals(), _C._nn)
 del export
+
+_nn = _C._nn  # the generated nn.functional ops
+_fn = _C._functions  # the generated top-level ops
+
+
+def _check_inplace(name, inplace):
+    if not isinstance(inplace, bool):
+        raise TypeError(f"{name}(): argument 'inplace' must be bool, not {type(inplace).__name__}")
+    return inplace
+
+
+# ------------------------------------------------------------------ activations
+def threshold(input, threshold, value, inplace=False):
+    """Each element of `input` greater than `threshold` (or NaN), else `value`."""
+    if _check_inplace("threshold", inplace):
+        return input.threshold_(threshold, value)
+    return _fn.threshold(input, threshold, value)
+
+
+def threshold_(input, threshold, value):
+    """In-place version of threshold()."""
+    return input.threshold_(threshold, value)
+
+
+def relu(input, inplace=False):
+    """max(x, 0) of each element."""
+    return input.relu_() if _check_inplace("relu", inplace) else _fn.relu(input)
+
+
+def relu_(input):
+    """In-place version of relu()."""
+    return input.relu_()
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    """Each element clamped into [min_val, max_val]."""
+    if _check_inplace("hardtanh", inplace):
+        return input.hardtanh_(min_val, max_val)
+    return _nn.hardtanh(input, min_val, max_val)
+
+
+def hardtanh_(input, min_val=-1.0, max_val=1.0):
+    """In-place version of hardtanh()."""
+    return input.hardtanh_(min_val, max_val)
+
+
+def relu6(input, inplace=False):
+    """min(max(x, 0), 6) of each element."""
+    return input.hardtanh_(0.0, 6.0) if _check_inplace("relu6", inplace) else _nn.relu6(input)
+
+
+def elu(input, alpha=1.0, inplace=False):
+    """x where x > 0, else alpha * (e^x - 1)."""
+    return input.elu_(alpha) if _check_inplace("elu", inplace) else _nn.elu(input, alpha)
+
+
+def elu_(input, alpha=1.0):
+    """In-place version of elu()."""
+    return input.elu_(alpha)
+
+
+def selu(input, inplace=False):
+    """scale * elu(x, alpha), alpha = 1.6732632423543772, scale = 1.0507009873554805."""
+    return input.selu_() if _check_inplace("selu", inplace) else _fn.selu(input)
+
+
+def selu_(input):
+    """In-place version of selu()."""
+    return input.selu_()
+
+
+def celu(input, alpha=1.0, inplace=False):
+    """x where x > 0, else alpha * (e^(x / alpha) - 1)."""
+    return input.celu_(alpha) if _check_inplace("celu", inplace) else _fn.celu(input, alpha)
+
+
+def celu_(input, alpha=1.0):
+    """In-place version of celu()."""
+    return input.celu_(alpha)
+
+
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    """x where x > 0, else negative_slope * x."""
+    if _check_inplace("leaky_relu", inplace):
+        return input.leaky_relu_(negative_slope)
+    return _nn.leaky_relu(input, negative_slope)
+
+
+def leaky_relu_(input, negative_slope=0.01):
+    """In-place version of leaky_relu()."""
+    return input.leaky_relu_(negative_slope)
+
+
+def hardswish(input, inplace=False):
+    """x * relu6(x + 3) / 6."""
+    return input.hardswish_() if _check_inplace("hardswish", inplace) else _nn.hardswish(input)
+
+
+def hardsigmoid(input, inplace=False):
+    """relu6(x + 3) / 6."""
+    return input.hardsigmoid_() if _check_inplace("hardsigmoid", inplace) else _nn.hardsigmoid(input)
+
+
+def silu(input, inplace=False):
+    """x * sigmoid(x)."""
+    return input.silu_() if _check_inplace("silu", inplace) else _nn.silu(input)
+
+
+def mish(input, inplace=False):
+    """x * tanh(softplus(x))."""
+    return input.mish_() if _check_inplace("mish", inplace) else _nn.mish(input)
+
+
+def logsigmoid(input):
+    """log(1 / (1 + e^-x)), computed without overflow."""
+    return _nn.log_sigmoid(input)
+
+
+def hardshrink(input, lambd=0.5):
+    """x where |x| > lambd, else 0."""
+    return _fn.hardshrink(input, lambd)
+
+
+def sigmoid(input):
+    """1 / (1 + e^-x)."""
+    return _fn.sigmoid(input)
+
+
+def tanh(input):
+    """tanh(x)."""
+    return _fn.tanh(input)

@@ -118,10 +118,19 @@ class OpInfo:
     # ------------------------------------------------------------------ calling
     @property
     def function(self):
-        mod = tl
+        """The function the schema binds: torchlite.<name> for a top-level op, else the generated binding of
+        its python_module (torchlite._C._nn.<name>: torchlite.nn.functional wraps some of them in Python,
+        as PyTorch's torch.nn.functional wraps torch._C._nn, adding `inplace=` and dropping `out=`)."""
         if self.python_module:
-            mod = functools.reduce(getattr, self.python_module.split("."), tl)
-        return getattr(mod, self.name)
+            return getattr(getattr(tl._C, "_" + self.python_module.split(".")[0]), self.name)
+        return getattr(tl, self.name)
+
+    @property
+    def namespace(self):
+        """The public module the op's function lives in (torchlite, torchlite.nn.functional, ...)."""
+        if self.python_module:
+            return functools.reduce(getattr, self.python_module.split("."), tl)
+        return tl
 
     @property
     def primary_kind(self) -> str:

@@ -146,6 +146,25 @@ POINTWISE_REFS = {
     "bitwise_right_shift.Tensor": _shift_right,
     "clone": lambda self: np.array(self),
     "fill.Scalar": lambda self, value: np.full_like(self, value),
+    # nn.functional activations
+    "threshold": lambda self, threshold, value: np.where(self <= threshold, value, self),
+    "hardtanh": lambda self, min_val=-1.0, max_val=1.0: np.minimum(np.maximum(self, min_val), max_val),
+    "relu6": lambda self: np.minimum(np.maximum(self, 0), 6),
+    "elu": lambda self, alpha=1.0: np.where(self > 0, self, alpha * np.expm1(self)),
+    "selu": lambda self: 1.0507009873554805 * np.where(self > 0, self, 1.6732632423543772 * np.expm1(self)),
+    "celu": lambda self, alpha=1.0: np.where(self > 0, self, alpha * np.expm1(self / alpha)),
+    "leaky_relu": lambda self, negative_slope=0.01: np.where(self > 0, self, self * negative_slope),
+    "hardswish": lambda self: self * np.clip(self + 3, 0, 6) / 6,
+    "hardsigmoid": lambda self: np.clip(self + 3, 0, 6) / 6,
+    "log_sigmoid": lambda self: -np.logaddexp(0, -self),
+    "hardshrink": lambda self, lambd=0.5: np.where(np.abs(self) > lambd, self, 0),
+    "softshrink": lambda self, lambd=0.5: np.where(self > lambd, self - lambd, np.where(self < -lambd, self + lambd, 0)),
+    "tanhshrink": lambda self: self - np.tanh(self),
+    "softsign": lambda self: self / (1 + np.abs(self)),
+    "softplus": lambda self, beta=1.0, threshold=20.0: np.where(self * beta > threshold, self,
+                                                                np.log1p(np.exp(self * beta)) / beta),
+    "silu": lambda self: self / (1 + np.exp(-self)),
+    "mish": lambda self: self * np.tanh(np.log1p(np.exp(self))),
 }
 
 # Non-Tensor argument -> sample value by dtype category. Arguments that take part in type promotion
@@ -166,6 +185,8 @@ SCALAR_SAMPLES = {
     "nan": {"bool": 0.5, "integral": 0.5, "floating": 0.5},
     "posinf": {"bool": 100.0, "integral": 100.0, "floating": 100.0},
     "neginf": {"bool": -100.0, "integral": -100.0, "floating": -100.0},
+    "threshold": {"bool": 0, "integral": 1, "floating": 0.5},  # threshold's (softplus's: beta x above it is x)
+    "lambd": {"bool": 0.5, "integral": 0.5, "floating": 0.75},
 }
 # Samples PyTorch refuses although the result dtype is supported: op -> predicate over the args. The op
 # must raise a RuntimeError from its `checks:` (the message starts with the op's name).
@@ -181,7 +202,9 @@ def _integral(*names):
 
 
 REFUSED_SAMPLES = {"sub.Tensor": _has_bool("self", "other"), "rsub.Tensor": _has_bool("self", "other"),
-                   "addcdiv": _integral("tensor1", "tensor2")}
+                   "addcdiv": _integral("tensor1", "tensor2"),
+                   # hardtanh's default min_val is -1: "cannot do hardtanh on an unsigned type with negative limits"
+                   "hardtanh": lambda args: args["self"].dtype == tl.uint8 and args.get("min_val", -1) < 0}
 # Tensor arguments that are always bool (where's condition).
 BOOL_TENSOR_ARGS = {"condition"}
 # Ops that divide integers: their divisors get no zeros in integer samples (zero divisors raise, tested apart).

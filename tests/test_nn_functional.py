@@ -1,0 +1,132 @@
+"""torchlite.nn.functional beyond the op database's checks of each schema op: PyTorch's Python signatures
+(`input`, the `inplace=` flag, the `*_` functions, F.logsigmoid), in-place semantics (the same tensor back,
+its version bumped, autograd through it), the error for a bad `inplace`, and, when PyTorch is installed,
+every activation against torch.nn.functional on the same inputs."""
+import inspect
+
+import numpy as np
+import pytest
+
+import torchlite as tl
+import torchlite.nn.functional as F
+
+# name -> (extra positional arguments, has an inplace= flag, has an F.<name>_ function)
+ACTIVATIONS = {
+    "threshold": ((0.25, -3.0), True, True),
+    "relu": ((), True, True),
+    "hardtanh": ((-0.5, 0.75), True, True),
+    "relu6": ((), True, False),
+    "elu": ((0.7,), True, True),
+    "selu": ((), True, True),
+    "celu": ((1.3,), True, True),
+    "leaky_relu": ((0.2,), True, True),
+    "hardswish": ((), True, False),
+    "hardsigmoid": ((), True, False),
+    "silu": ((), True, False),
+    "mish": ((), True, False),
+    "logsigmoid": ((), False, False),
+    "hardshrink": ((0.4,), False, False),
+    "softshrink": ((0.4,), False, False),
+    "tanhshrink": ((), False, False),
+    "softsign": ((), False, False),
+    "softplus": ((2.0, 3.0), False, False),
+    "sigmoid": ((), False, False),
+    "tanh": ((), False, False),
+}
+
+
+def sample():
+    rng = np.random.default_rng(7)
+    return tl.tensor(rng.uniform(-5, 5, size=(3, 4)).astype(np.float32))
+
+
+# The activations written in Python (torchlite/nn/functional.py); the others are the generated bindings.
+WRAPPED = sorted(n for n in ACTIVATIONS if inspect.isfunction(getattr(F, n)))
+
+
+def test_every_activation_with_an_inplace_flag_is_wrapped():
+    assert {n for n, (_, flag, _) in ACTIVATIONS.items() if flag} <= set(WRAPPED)
+
+
+@pytest.mark.parametrize("name", WRAPPED)
+def test_signature_names_input_first(name):
+    params = list(inspect.signature(getattr(F, name)).parameters)
+    assert params[0] == "input", params
+    assert ("inplace" in params) == ACTIVATIONS[name][1], params
+
+
+@pytest.mark.parametrize("name", sorted(n for n, (_, flag, _) in ACTIVATIONS.items() if flag))
+def test_inplace_flag_writes_the_input(name):
+    args = ACTIVATIONS[name][0]
+    x = sample()
+    expected = getattr(F, name)(x, *args)
+    y = x.clone()
+    v0 = y._version
+    r = getattr(F, name)(y, *args, inplace=True)
+    assert r is y and y._version > v0
+    np.testing.assert_array_equal(y.numpy(), expected.numpy())
+    if ACTIVATIONS[name][2]:
+        z = x.clone()
+        assert getattr(F, name + "_")(z, *args) is z
+        np.testing.assert_array_equal(z.numpy(), expected.numpy())
+
+
+@pytest.mark.parametrize("name", sorted(n for n, (_, flag, _) in ACTIVATIONS.items() if flag))
+def test_inplace_flag_is_differentiable(name):
+    """In place on a non-leaf: the gradient is the out-of-place one's (the in-place node replaces the history)."""
+    args = ACTIVATIONS[name][0]
+    x = (sample().double() / 2).requires_grad_()
+    getattr(F, name)(x * 1, *args).sum().backward()
+    expected = x.grad.clone()
+    x.grad = None
+    getattr(F, name)(x * 1, *args, inplace=True).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), expected.numpy(), rtol=1e-12)
+
+
+def test_bad_inplace_flag_is_a_type_error():
+    with pytest.raises(TypeError, match=r"elu\(\): argument 'inplace' must be bool, not str"):
+        F.elu(sample(), inplace="yes")
+
+
+def test_inplace_on_a_leaf_that_requires_grad_is_refused():
+    x = sample().requires_grad_()
+    with pytest.raises(RuntimeError, match="leaf Variable that requires grad"):
+        F.relu(x, inplace=True)
+
+
+def test_unsigned_hardtanh_with_negative_limits_is_refused():
+    u = tl.tensor([0, 1, 2], dtype=tl.uint8)
+    with pytest.raises(RuntimeError, match="cannot do hardtanh on an unsigned type with negative limits"):
+        F.hardtanh(u)
+    assert F.relu6(u).tolist() == [0, 1, 2] and F.hardtanh(u, 0, 1).tolist() == [0, 1, 1]
+
+
+def test_integer_inputs_follow_pytorch():
+    i = tl.tensor([-2, 1, 3])
+    assert F.threshold(i, 1, 7).tolist() == [7, 7, 3] and F.threshold(i, 1, 7).dtype == tl.int64
+    assert F.relu6(i).tolist() == [0, 1, 3]
+    assert F.softsign(i).dtype == tl.float32  # computed in the default float dtype
+    with pytest.raises(NotImplementedError, match="'Long'"):
+        F.elu(i)
+
+
+def test_nan_passes_through():
+    x = tl.tensor([float("nan")])
+    for name in ("threshold", "hardtanh", "elu", "leaky_relu", "hardshrink", "softshrink", "silu"):
+        args = ACTIVATIONS[name][0]
+        assert np.isnan(getattr(F, name)(x, *args).item()), name
+
+
+@pytest.mark.parametrize("name", sorted(ACTIVATIONS))
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
+def test_matches_torch(name, dtype):
+    torch = pytest.importorskip("torch", reason="PyTorch is not installed: the comparison with it is optional")
+    import torch.nn.functional as TF
+
+    args = ACTIVATIONS[name][0]
+    x = sample().to(getattr(tl, dtype))
+    ours = getattr(F, name)(x, *args)
+    theirs = getattr(TF, name)(torch.from_numpy(x.float().numpy()).to(getattr(torch, dtype)), *args)
+    assert str(theirs.dtype).split(".")[1] == repr(ours.dtype).split(".")[1]
+    tol = {"float16": 2e-3, "float32": 2e-6, "float64": 1e-12}[dtype]
+    np.testing.assert_allclose(ours.double().numpy(), theirs.double().numpy(), rtol=tol, atol=tol)
