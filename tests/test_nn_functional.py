@@ -1,7 +1,7 @@
 """torchlite.nn.functional beyond the op database's checks of each schema op: PyTorch's Python signatures
-(`input`, the `inplace=` flag, the `*_` functions, F.logsigmoid), in-place semantics (the same tensor back,
-its version bumped, autograd through it), the error for a bad `inplace`, and, when PyTorch is installed,
-every activation against torch.nn.functional on the same inputs."""
+(`input`, the `inplace=` flag, the `*_` functions, F.logsigmoid, softmax's implicit dim), in-place semantics
+(the same tensor back, its version bumped, autograd through it), the errors, and, when PyTorch is installed,
+every activation and softmax against torch.nn.functional on the same inputs."""
 import inspect
 
 import numpy as np
@@ -130,3 +130,41 @@ def test_matches_torch(name, dtype):
     assert str(theirs.dtype).split(".")[1] == repr(ours.dtype).split(".")[1]
     tol = {"float16": 2e-3, "float32": 2e-6, "float64": 1e-12}[dtype]
     np.testing.assert_allclose(ours.double().numpy(), theirs.double().numpy(), rtol=tol, atol=tol)
+
+
+# ------------------------------------------------------------------ softmax
+@pytest.mark.parametrize("name", ["softmax", "log_softmax", "softmin"])
+def test_softmax_signature_and_implicit_dim(name):
+    assert list(inspect.signature(getattr(F, name)).parameters) == ["input", "dim", "_stacklevel", "dtype"]
+    x = sample()
+    with pytest.warns(UserWarning, match=f"Implicit dimension choice for {name} has been deprecated"):
+        implicit = getattr(F, name)(x)
+    np.testing.assert_array_equal(implicit.numpy(), getattr(F, name)(x, 1).numpy())  # 2-dim: dim 1
+    cube = sample().view(2, 3, 2)
+    with pytest.warns(UserWarning):
+        implicit = getattr(F, name)(cube)
+    np.testing.assert_array_equal(implicit.numpy(), getattr(F, name)(cube, 0).numpy())  # 3-dim: dim 0
+
+
+def test_softmax_rows_sum_to_one_and_survive_large_values():
+    x = tl.tensor([[1000.0, 0.0, -1000.0], [float("-inf"), 0.0, float("-inf")]])
+    s = F.softmax(x, dim=1)
+    assert s.tolist() == [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]
+    assert F.log_softmax(x, dim=1)[0].tolist() == [0.0, -1000.0, -2000.0]
+    assert F.softmax(tl.tensor([1, 2]), 0, dtype=tl.float64).dtype == tl.float64
+    with pytest.raises(NotImplementedError, match="softmax.*'Long'"):
+        F.softmax(tl.tensor([1, 2]), 0)
+
+
+@pytest.mark.parametrize("name", ["softmax", "log_softmax", "softmin"])
+@pytest.mark.parametrize("dim", [0, 1, -1])
+@pytest.mark.parametrize("dtype", [None, "float64"])
+def test_softmax_matches_torch(name, dim, dtype):
+    torch = pytest.importorskip("torch", reason="PyTorch is not installed: the comparison with it is optional")
+    import torch.nn.functional as TF
+
+    x = sample()
+    ours = getattr(F, name)(x, dim, dtype=getattr(tl, dtype) if dtype else None)
+    theirs = getattr(TF, name)(torch.from_numpy(x.numpy()), dim, dtype=getattr(torch, dtype) if dtype else None)
+    assert str(theirs.dtype).split(".")[1] == repr(ours.dtype).split(".")[1]
+    np.testing.assert_allclose(ours.double().numpy(), theirs.double().numpy(), rtol=2e-6, atol=1e-7)

@@ -141,3 +141,35 @@ def sigmoid(input):
 def tanh(input):
     """tanh(x)."""
     return _fn.tanh(input)
+
+
+# ------------------------------------------------------------------ softmax
+def _softmax_dim(name, ndim, stacklevel):
+    """PyTorch's legacy choice when dim is None (deprecated, with its warning): 0 for 0-, 1- and 3-dim
+    inputs, else 1."""
+    import warnings
+
+    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to include "
+                  "dim=X as an argument.", stacklevel=stacklevel)
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    """exp(x) / sum(exp(x)) along dim (in dtype when given)."""
+    if dim is None:
+        dim = _softmax_dim("softmax", input.dim(), _stacklevel)
+    return _fn.softmax(input, dim, dtype=dtype)
+
+
+def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    """log(softmax(x)) along dim, computed stably (in dtype when given)."""
+    if dim is None:
+        dim = _softmax_dim("log_softmax", input.dim(), _stacklevel)
+    return _fn.log_softmax(input, dim, dtype=dtype)
+
+
+def softmin(input, dim=None, _stacklevel=3, dtype=None):
+    """softmax(-x) along dim (in dtype when given)."""
+    if dim is None:
+        dim = _softmax_dim("softmin", input.dim(), _stacklevel)
+    return _fn.softmax(-input if dtype is None else -input.to(dtype), dim)

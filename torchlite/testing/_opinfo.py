@@ -93,6 +93,7 @@ class OpInfo:
         self._sample, self.reference, self.family = sample, reference, family
         self._gradcheck_sample = gradcheck_sample
         self.tolerances = dict(H.TOLERANCES, **(tolerances or {}))
+        self._own_tolerances = dict(tolerances or {})
 
     def __repr__(self):
         return f"OpInfo({self.full_name})"
@@ -292,6 +293,11 @@ class OpInfo:
     def random_kernel_samples(self):
         """[function]: draws of a random op's kernels, to compare under the same seed; built on first use."""
         return _kernel_tables()[1].get(self.full_name, [])
+
+    def sample_tolerance(self, dtype):
+        """(rtol, atol) of a sampled (non-pointwise) op's result of `dtype` against its reference: None, exact,
+        unless its family gives tolerances (TOLERANCES)."""
+        return self._own_tolerances.get(dtype)
 
     # ------------------------------------------------------------------ gradient checks
     @property

@@ -83,10 +83,19 @@ def _cum_extreme(self, dim, is_max):
     return np.moveaxis(values, -1, dim), np.moveaxis(indices, -1, dim)
 
 
+def _softmax(x, dim):
+    e = np.exp(x - np.max(x, axis=dim, keepdims=True))
+    return e / np.sum(e, axis=dim, keepdims=True)
+
+
 def numpy_cases():
     """Full overload name -> (sample as in samples(), reference computing the result from the sample's
     arguments as float64 NumPy arrays); the sample also serves the variant tests."""
     return {
+        "softmax.int": (lambda: {"self": _x(h, (4, 3), True), "dim": 0},
+                        lambda self, dim: _softmax(self, dim)),
+        "log_softmax.int": (lambda: {"self": _x(h), "dim": -1, "dtype": h.tl.float64},
+                            lambda self, dim, dtype: np.log(_softmax(self, dim))),
         "amax": (lambda: {"self": _x(h, (4, 3), True), "dim": (0, -1)}, lambda self, dim: np.max(self, axis=dim)),
         "amin": (lambda: {"self": _x(h), "dim": 1, "keepdim": True},
                  lambda self, dim, keepdim: np.min(self, axis=dim, keepdims=True)),
@@ -137,6 +146,8 @@ def numpy_cases():
 
 # Arguments that take a string besides a number (torchlite.norm's p='fro'): a stray string is a RuntimeError.
 STRING_ARGS = {"norm": {"p": "not supported"}}
+# Results that round (exp, division): within these of the float64 reference, per result dtype.
+TOLERANCES = {"softmax.int": {"float32": (2e-6, 1e-7)}, "log_softmax.int": {"float64": (1e-12, 1e-12)}}
 
 # NumPy references of the pointwise overloads (max(a, b) and min(a, b) are maximum and minimum).
 POINTWISE_REFS = {"max.other": np.maximum, "min.other": np.minimum}
@@ -144,6 +155,8 @@ POINTWISE_REFS = {"max.other": np.maximum, "min.other": np.minimum}
 # (code, exception type, substrings of the message), run in a subprocess with a = ones(2, 3),
 # i = tensor([1, 2, 3]), b = tensor([True, False]). Messages checked against PyTorch 2.13.
 ERRORS = [
+    ("tl.softmax(i, 0)", "NotImplementedError", ["softmax", "'Long'"]),
+    ("tl.log_softmax(a, 2)", "IndexError", ["Dimension out of range (expected to be in range of [-2, 1], but got 2)"]),
     ("tl.mean(i)", "RuntimeError", ["mean(): could not infer output dtype. Input dtype must be either a floating "
                                     "point or complex dtype. Got: Long"]),
     ("tl.mean(a, dtype=tl.int64)", "RuntimeError", ["Optional dtype must be either a floating point or complex dtype. "
