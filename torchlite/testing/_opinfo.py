@@ -6,7 +6,8 @@ Each OpInfo joins two sources:
 - its samples and references, from the tables of torchlite/testing/_samples/ (one module per op family).
 
 The op tests, the gradient checks, the CUDA and on-host runs and `python -m codegen audit` all read this one
-registry, so a new op needs one entry there (or nothing more, for a pointwise op with a NumPy reference).
+registry, so a new op needs one entry there: a pointwise op its NumPy reference, another op a sample (and a
+reference where NumPy can compute it).
 """
 from __future__ import annotations
 
