@@ -40,6 +40,8 @@ def numpy_cases():
     """Full overload name -> (sample as in samples(), reference computing the result from the sample's
     arguments as float64 NumPy arrays); the sample also serves the variant tests."""
     return {
+        "linear": (lambda: {"input": _ints((3, 4), 40), "weight": _ints((5, 4), 41, True), "bias": _ints((5,), 42)},
+                   lambda input, weight, bias: input @ weight.T + bias),
         "bmm": (lambda: {"self": _ints((3, 2, 4), 1), "mat2": _ints((3, 4, 5), 2, True)},
                 lambda self, mat2: self @ mat2),
         "addmm": (lambda: {"self": _ints((2, 4), 3), "mat1": _ints((2, 3), 4, True), "mat2": _ints((3, 4), 5),
@@ -83,6 +85,8 @@ def numpy_cases():
 # (code, exception type, substrings of the message), run in a subprocess with a = ones(2, 3),
 # i = tensor([1, 2, 3]), b = tensor([True, False]).
 ERRORS = [
+    ("tl.nn.functional.linear(a, tl.ones(4, 2))", "RuntimeError",
+     ["linear", "mat1 and mat2 shapes cannot be multiplied (2x3 and 2x4)"]),
     ("tl.mm(a, tl.ones(4, 5))", "RuntimeError", ["mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5)"]),
     ("tl.matmul(tl.tensor(1.0), i)", "RuntimeError",
      ["both arguments to matmul need to be at least 1D, but they are 0D and 1D"]),
