@@ -168,3 +168,44 @@ def test_softmax_matches_torch(name, dim, dtype):
     theirs = getattr(TF, name)(torch.from_numpy(x.numpy()), dim, dtype=getattr(torch, dtype) if dtype else None)
     assert str(theirs.dtype).split(".")[1] == repr(ours.dtype).split(".")[1]
     np.testing.assert_allclose(ours.double().numpy(), theirs.double().numpy(), rtol=2e-6, atol=1e-7)
+
+
+# ------------------------------------------------------------------ dropout
+def test_dropout_drops_a_fraction_p_and_scales_the_rest():
+    tl.manual_seed(0)
+    x = tl.ones(100_000)
+    y = F.dropout(x, 0.3)
+    dropped = (y == 0).double().mean().item()
+    assert abs(dropped - 0.3) < 0.006  # 4 standard deviations of the fraction at n = 1e5
+    kept = y[y != 0]
+    assert np.allclose(kept.numpy(), 1 / 0.7)
+    tl.manual_seed(0)
+    np.testing.assert_array_equal(F.dropout(x, 0.3).numpy(), y.numpy())  # the default generator's stream
+
+
+def test_dropout_identity_cases_return_the_input():
+    x = sample()
+    assert F.dropout(x, 0.5, training=False) is x and F.dropout(x, 0.0) is x and tl.dropout(x, 0.5, False) is x
+    assert F.dropout(x, 1.0).abs().sum().item() == 0
+
+
+def test_dropout_gradient_is_the_mask_over_keep_probability():
+    x = sample().double().requires_grad_()
+    tl.manual_seed(3)
+    y = F.dropout(x, 0.25)
+    y.sum().backward()
+    expected = (y.detach() != 0).double() / 0.75
+    np.testing.assert_allclose(x.grad.numpy(), expected.numpy())
+
+
+def test_dropout_inplace_and_errors():
+    z = tl.ones(50)
+    tl.manual_seed(5)
+    r = F.dropout(z, 0.5, inplace=True)
+    assert r is z and set(z.tolist()) <= {0.0, 2.0}
+    with pytest.raises(ValueError, match="dropout probability has to be between 0 and 1, but got 1.5"):
+        F.dropout(z, 1.5)
+    with pytest.raises(RuntimeError, match="dropout probability has to be between 0 and 1, but got -0.1"):
+        tl.dropout(z, -0.1, True)
+    with pytest.raises(RuntimeError, match="result type Float can't be cast to the desired output type Long"):
+        tl.dropout(tl.tensor([1, 2]), 0.5, True)

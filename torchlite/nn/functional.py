@@ -173,3 +173,14 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):
     if dim is None:
         dim = _softmax_dim("softmin", input.dim(), _stacklevel)
     return _fn.softmax(-input if dtype is None else -input.to(dtype), dim)
+
+
+# ------------------------------------------------------------------ dropout
+def dropout(input, p=0.5, training=True, inplace=False):
+    """In training, zeroes each element with probability p and scales the rest by 1 / (1 - p)."""
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    result = _fn.dropout(input, p, training)
+    if _check_inplace("dropout", inplace) and result is not input:
+        return input.copy_(result)
+    return result

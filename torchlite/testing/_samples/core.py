@@ -55,6 +55,7 @@ OTHER_SAMPLES = {
     "randn_like": lambda: {"self": _f32((2, 3)), "dtype": tl.float64},
     "randint_like": lambda: {"self": _f32((2, 3)), "high": 5},
     "randint_like.low_dtype": lambda: {"self": _f32((2, 3)), "low": 2, "high": 9, "dtype": tl.int32},
+    "dropout": lambda: {"input": _f32((4, 5)), "p": 0.4, "train": True},
 }
 
 # Shape, view and join ops: (sample args, NumPy reference of the same args as float64 arrays). The sample
