@@ -1,9 +1,9 @@
 """Neural-network functions (PyTorch's torch.nn.functional).
 
 The schema's ops with `python_module: nn.functional` come from the generated bindings (`_C._nn`). The
-functions below add what PyTorch's torch.nn.functional adds in Python: the `inplace=False` argument of
-the activations (which then call the op's in-place variant) and the `*_` functions, with PyTorch's
-signatures and argument names.
+functions below add what PyTorch's torch.nn.functional adds in Python, with its signatures and argument
+names: the `inplace=False` argument of the activations and of dropout (which then write the input), the
+`*_` functions, softmax's deprecated implicit dim, and dropout's ValueError for a bad p.
 """
 from .. import _C
 from .._namespace import export
