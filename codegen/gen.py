@@ -52,11 +52,12 @@ class ImplCtx:
     meta_expr: str = ""  # C++ expression giving the output's TensorMeta (or one per return)
     custom_meta: str | None = None  # a hand-written meta::<name> to declare
     kernel_type: str = ""
-    cpu: str | None = None
+    cpu: str | None = None  # a CPU kernel to declare
     cuda: str | None = None
     # A hand-written CUDA kernel is written once for two backends (kernels/gpu/): the same function is
     # also compiled for the host as kernels::on_host::<name>, which tests run on CPU tensors.
     on_host: str | None = None
+    cpu_slot: str | None = None  # what the CPU runs: the CPU kernel, or on_host::<cuda> (`cpu: on_host`)
     any_fn: str | None = None
 
 
@@ -226,9 +227,10 @@ def _impl_context(nf: NativeFunction, tensor_args: list[str], args: str, out_par
     if isinstance(impl, Pointwise):
         ctx.cpu, ctx.cuda = f"{nf.key}_out_cpu", f"{nf.key}_out_cuda"
     else:
-        ctx.cpu, ctx.cuda = impl.cpu, impl.cuda
+        ctx.cpu, ctx.cuda = (None if impl.cpu_on_host else impl.cpu), impl.cuda
         if impl.cuda is not None and impl.cuda != impl.cpu:  # not a device-generic kernel
             ctx.on_host = impl.cuda
+    ctx.cpu_slot = f"on_host::{ctx.on_host}" if isinstance(impl, Kernels) and impl.cpu_on_host else ctx.cpu
     return ctx
 
 

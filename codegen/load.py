@@ -14,8 +14,8 @@ import re
 import yaml
 
 from . import expr as E
-from .model import (METADATA, AnyDevice, Composite, Derivatives, Expr, Formula, FunctionSchema, Jvp, Kernels,
-                    NativeFunction, Pointwise, Promotion, SchemaError, TestSpec)
+from .model import (METADATA, ON_HOST, AnyDevice, Composite, Derivatives, Expr, Formula, FunctionSchema, Jvp,
+                    Kernels, NativeFunction, Pointwise, Promotion, SchemaError, TestSpec)
 
 KNOWN_KEYS = ("func", "variants", "dtypes", "promotion", "pointwise", "dispatch", "meta", "composite",
               "checks", "derivatives", "jvp", "python_module", "tags", "doc", "test")
@@ -278,6 +278,10 @@ def _parse_dispatch(e: _Entry) -> dict | None:
             raise e.err(f"dispatch {k}: '{v}' is not a C++ function name", "dispatch")
     if "any" in dispatch and len(dispatch) > 1:
         raise e.err("dispatch 'any' serves every device: it cannot be combined with cpu or cuda", "dispatch")
+    for k, v in dispatch.items():
+        if v == ON_HOST and (k != "cpu" or not dispatch.get("cuda")):
+            raise e.err(f"dispatch {k}: '{ON_HOST}' names the host compilation of the CUDA kernel: write "
+                        f"{{cpu: {ON_HOST}, cuda: g}}", "dispatch")
     return dict(dispatch)
 
 

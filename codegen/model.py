@@ -281,6 +281,10 @@ class Promotion:
     args: tuple[str, ...]
 
 
+# `dispatch: {cpu: on_host, cuda: g}`: the CPU runs the host compilation of the CUDA kernel g.
+ON_HOST = "on_host"
+
+
 # What an op is: exactly one implementation.
 
 @dataclass(frozen=True)
@@ -293,11 +297,16 @@ class Pointwise:
 
 @dataclass(frozen=True)
 class Kernels:
-    """`dispatch: {cpu: f, cuda: g}`: hand-written out-kernels, sized by `meta`."""
+    """`dispatch: {cpu: f, cuda: g}`: hand-written out-kernels, sized by `meta`. `cpu: on_host` makes the CPU
+    run g's host compilation (a kernel written once in kernels/gpu/, as fast there as a CPU kernel)."""
     cpu: str | None
     cuda: str | None
     meta: str  # a built-in rule or a C++ function in namespace meta
     kind = "dispatch"
+
+    @property
+    def cpu_on_host(self) -> bool:
+        return self.cpu == ON_HOST
 
 
 @dataclass(frozen=True)

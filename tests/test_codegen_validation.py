@@ -276,6 +276,30 @@ def test_dispatch_cpu_without_meta():
         "output")
 
 
+@pytest.mark.parametrize("dispatch,key", [("{cpu: on_host}", "cpu"), ("{cpu: f, cuda: on_host}", "cuda")])
+def test_dispatch_on_host_needs_a_cuda_kernel_and_the_cpu_key(dispatch, key):
+    check(f"""
+        - func: foo(Tensor self) -> Tensor
+          dispatch: {dispatch}
+          meta: same_as_self
+          promotion: default
+        """, 2, "foo", f"dispatch {key}: 'on_host' names the host compilation of the CUDA kernel: write "
+        "{cpu: on_host, cuda: g}")
+
+
+def test_dispatch_cpu_on_host_puts_the_host_compilation_in_the_cpu_slot(tmp_path):
+    from codegen.gen import generate
+
+    schema = tmp_path / "s.yaml"
+    schema.write_text("- func: foo(Tensor self) -> Tensor\n  dispatch: {cpu: on_host, cuda: foo_out_cuda}\n"
+                      "  meta: same_as_self\n  promotion: default\n")
+    generate(str(schema), str(tmp_path / "gen"))
+    op = (tmp_path / "gen" / "ops" / "foo.cpp").read_text()
+    assert "/*cpu=*/&kernels::on_host::foo_out_cuda," in op
+    header = (tmp_path / "gen" / "kernels" / "foo.h").read_text()
+    assert "on_host" in header and "foo_out_cpu" not in header
+
+
 def test_view_op_needs_dispatch_any():
     check("""
         - func: foo(Tensor(a) self) -> Tensor(a)

@@ -22,7 +22,7 @@ if not tl.cuda.is_available():
 
 import test_autograd_ops as A  # noqa: E402
 import test_ops as T  # noqa: E402
-from torchlite.testing._helpers import DTYPES  # noqa: E402
+from torchlite.testing._helpers import DTYPES, f32  # noqa: E402
 from torchlite.testing._opinfo import check_random_gradient  # noqa: E402
 
 CUDA = tl.device("cuda")
@@ -162,7 +162,7 @@ def test_every_op_runs_on_the_device():
 
 def test_out_variant_on_device():
     """out= on the device, with a cast into a wider dtype (the generated out= path)."""
-    a, b = T._f32((2, 3)), T._f32((3,), False)
+    a, b = f32((2, 3)), f32((3,), False)
     out = tl.empty((2, 3), dtype=tl.float64, device=CUDA)
     r = tl.add(to_device(a), to_device(b), alpha=2, out=out)
     assert r is out

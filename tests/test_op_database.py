@@ -53,7 +53,7 @@ def test_an_op_runs_from_its_entry():
 def test_gradcheck_inputs_come_from_the_entry():
     op = op_by_name["log"]
     labels = [label for label, _ in op.gradcheck_samples()]
-    assert labels == ["noncontiguous"] or "noncontiguous" in labels
+    assert "noncontiguous" in labels
     fn, inputs = op.as_function(op.gradcheck_sample(labels[0]))
     assert all(x.dtype == tl.float64 and x.requires_grad for x in inputs)
     lo, hi = op.domain

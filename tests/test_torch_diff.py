@@ -14,6 +14,7 @@ torch = pytest.importorskip("torch", reason="PyTorch is not installed: the diffe
                                             "optional (pip install torch==2.13.0)")
 
 import test_ops as T  # noqa: E402  (the op database and the test helpers)
+from torchlite.testing._helpers import FLOATING  # noqa: E402
 
 # Ops a differential test cannot compare, with the reason.
 NOT_COMPARED = {
@@ -90,9 +91,9 @@ def compare(ours, theirs, op, values=True, tol_dtype=None):
         return
     expected = theirs.float().numpy() if theirs.dtype == torch.bfloat16 else theirs.numpy()
     dtype = repr(ours.dtype).split(".")[1]
-    if dtype in T.FLOATING:
+    if dtype in FLOATING:
         rtol, atol = T.TOLERANCES[dtype]
-        if tol_dtype in T.FLOATING:
+        if tol_dtype in FLOATING:
             rtol, atol = max(rtol, T.TOLERANCES[tol_dtype][0]), max(atol, T.TOLERANCES[tol_dtype][1])
         np.testing.assert_allclose(T.to_f64(ours), expected.astype(np.float64), rtol=rtol, atol=atol,
                                    equal_nan=True, err_msg=what)
@@ -205,14 +206,14 @@ def test_out_of_every_dtype_matches_torch(op, slot):
     pos, kw = op.split_args("function", targs)
     fn = torch_function(op)
     for dtype in DTYPES:
-        if op.name in OUT_DTYPE_ACCIDENTS and dtype not in T.FLOATING:
+        if op.name in OUT_DTYPE_ACCIDENTS and dtype not in FLOATING:
             continue
         names = [dtype if i == slot else str(r.dtype).split(".")[1] for i, r in enumerate(natural)]
         touts = tuple(torch.empty(0, dtype=getattr(torch, n)) for n in names)
         outs = tuple(tl.empty((0,), dtype=getattr(tl, n)) for n in names)
         what = f"{op.full_name} with out[{slot}] of {dtype}"
         try:
-            theirs = fn(*pos, **kw, out=touts if multi else touts[0])
+            fn(*pos, **kw, out=touts if multi else touts[0])
         except Exception as e:  # noqa: BLE001  (PyTorch refuses: so must torchlite, with the same type)
             kind = (RuntimeError, TypeError) if op.name in TYPE_ERROR_REFUSALS else type(e)
             with pytest.raises(kind):

@@ -170,5 +170,3 @@ def result_type(operands):
         return higher
 
     return combine(dim_r, combine(zero_r, wrapped_r))
-
-_f32 = f32  # the name the family tables use

@@ -71,12 +71,9 @@ class OpInfo:
     Facts (from the schema): name, full_name, schema, line, arguments, returns, is_view, variants, kind
     (pointwise, dispatch, any, composite), meta, kernels ({cpu, cuda} names of a dispatch op), dtypes,
     promotion, python_module, tags, differentiable, nondiff, jvp, domain, xfail, not_twice_differentiable.
-    From the registry: reference (a NumPy function), family (the _samples module that gives the sample),
-    and tolerances (per result dtype)."""
+    From the registry: reference (a NumPy function) and tolerances (per result dtype)."""
 
-    def __init__(self, facts, sample=None, reference=None, family=None, gradcheck_sample=None,
-                 tolerances=None):
-        self.facts = facts
+    def __init__(self, facts, sample=None, reference=None, gradcheck_sample=None, tolerances=None):
         self.name, self.full_name, self.schema, self.line = (facts["name"], facts["full_name"], facts["schema"],
                                                              facts["line"])
         self.arguments = tuple(Arg(a) for a in facts["arguments"])
@@ -91,13 +88,16 @@ class OpInfo:
         test = facts["test"]
         self.domain = tuple(test["domain"]) if test["domain"] else None
         self.xfail, self.not_twice_differentiable = test["xfail"], test["not_twice_differentiable"]
-        self._sample, self.reference, self.family = sample, reference, family
-        self._gradcheck_sample = gradcheck_sample
-        self.tolerances = dict(H.TOLERANCES, **(tolerances or {}))
+        self._sample, self.reference, self._gradcheck_sample = sample, reference, gradcheck_sample
         self._own_tolerances = dict(tolerances or {})
 
     def __repr__(self):
         return f"OpInfo({self.full_name})"
+
+    @property
+    def tolerances(self):
+        """(rtol, atol) per result dtype against a float64 reference: the defaults, or the family's."""
+        return dict(H.TOLERANCES, **self._own_tolerances)
 
     # ------------------------------------------------------------------ schema
     def arg(self, name):
@@ -289,11 +289,7 @@ class OpInfo:
     def kernel_samples(self):
         """[(function, args, kwargs)]: calls that take each path of the op's hand-written kernels (long rows,
         NaN, ties, strides...); built on first use."""
-        return _kernel_tables()[0].get(self.full_name, [])
-
-    def random_kernel_samples(self):
-        """[function]: draws of a random op's kernels, to compare under the same seed; built on first use."""
-        return _kernel_tables()[1].get(self.full_name, [])
+        return _kernel_tables().get(self.full_name, [])
 
     def sample_tolerance(self, dtype):
         """(rtol, atol) of a sampled (non-pointwise) op's result of `dtype` against its reference: None, exact,
@@ -414,23 +410,22 @@ def _build(families=None, facts=None):
 
     families = _samples.FAMILIES if families is None else families
     facts = _op_facts.OPS if facts is None else facts
-    samples, refs, grad_samples, tolerances, family_of = {}, {}, {}, {}, {}
+    samples, refs, grad_samples, tolerances = {}, {}, {}, {}
     pointwise_refs, facts_by_name = set(), {f["full_name"]: f for f in facts}
     for fam in families:
         for name, fn in (fam.samples() if hasattr(fam, "samples") else {}).items():
             if name in samples:
                 raise ValueError(f"{fam.__name__}: a sample for {name} is given twice")
-            samples[name], family_of[name] = fn, fam.__name__
+            samples[name] = fn
         for name, (fn, ref) in (fam.numpy_cases() if hasattr(fam, "numpy_cases") else {}).items():
             if name in samples:
                 raise ValueError(f"{fam.__name__}: a sample for {name} is given twice")
-            samples[name], refs[name], family_of[name] = fn, ref, fam.__name__
+            samples[name], refs[name] = fn, ref
         for name, ref in getattr(fam, "POINTWISE_REFS", {}).items():
             if name in refs:
                 raise ValueError(f"{fam.__name__}: a reference for {name} is given twice")
             refs[name] = ref
             pointwise_refs.add(name)
-            family_of.setdefault(name, fam.__name__)
         grad_samples.update(getattr(fam, "GRADCHECK_SAMPLES", {}))
         tolerances.update(getattr(fam, "TOLERANCES", {}))
     not_pointwise = sorted(n for n in pointwise_refs if n in facts_by_name and facts_by_name[n]["kind"] != "pointwise")
@@ -440,7 +435,7 @@ def _build(families=None, facts=None):
     for f in facts:
         n = f["full_name"]
         db.append(OpInfo(f, sample=samples.pop(n, None), reference=refs.pop(n, None),
-                         family=family_of.get(n), gradcheck_sample=grad_samples.pop(n, None),
+                         gradcheck_sample=grad_samples.pop(n, None),
                          tolerances=tolerances.pop(n, None)))
     stray = set(samples) | set(refs) | set(grad_samples) | set(tolerances)
     if stray:
@@ -456,14 +451,13 @@ op_by_name = {op.full_name: op for op in op_db}
 def _kernel_tables():
     from . import _samples
 
-    calls, draws = {}, {}
+    calls = {}
     for fam in _samples.FAMILIES:
         calls.update(fam.kernel_samples() if hasattr(fam, "kernel_samples") else {})
-        draws.update(fam.random_kernel_samples() if hasattr(fam, "random_kernel_samples") else {})
-    stray = (set(calls) | set(draws)) - set(op_by_name)
+    stray = set(calls) - set(op_by_name)
     if stray:
         raise ValueError(f"torchlite.testing: kernel samples for ops the schema does not have: {sorted(stray)}")
-    return calls, draws
+    return calls
 
 
 def error_cases():

@@ -1,6 +1,6 @@
-// Random ops on the CPU: the kernels of kernels/gpu/random.inc (written once, compiled for CUDA and for the
-// host; its header says how each op uses the Philox stream) run their host compilation here. randperm,
-// sequential, is the one written for the CPU (the CUDA kernel draws it here and copies it over).
+// randperm on the CPU: sequential (inside-out Fisher-Yates), the one random kernel written for the CPU (the
+// CUDA kernel draws it here and copies it over). The others are kernels/gpu/random.inc's, which the CPU runs
+// compiled for the host (`dispatch: {cpu: on_host, ...}` in the schema).
 #include <limits>
 #include <vector>
 
@@ -11,79 +11,9 @@
 #include "kernels/Dispatch.h"
 #include "kernels/ElementwiseIter.h"
 #include "kernels/RandomArgs.h"
-#include "kernels/bernoulli.h"
-#include "kernels/bernoulli_Tensor.h"
-#include "kernels/bernoulli_p.h"
-#include "kernels/exponential.h"
-#include "kernels/normal_Tensor_Tensor.h"
-#include "kernels/normal_Tensor_float.h"
-#include "kernels/normal_float_Tensor.h"
-#include "kernels/normal_functional.h"
-#include "kernels/random.h"
-#include "kernels/random_from.h"
-#include "kernels/random_to.h"
 #include "kernels/randperm.h"
-#include "kernels/uniform.h"
 
 namespace torchlite {
-
-void kernels::uniform_out_cpu(const Tensor& self, double from, double to, const std::optional<Generator>& generator,
-                              const Tensor& out) {
-  on_host::uniform_out_cuda(self, from, to, generator, out);
-}
-
-void kernels::normal_functional_out_cpu(const Tensor& self, double mean, double std,
-                                        const std::optional<Generator>& generator, const Tensor& out) {
-  on_host::normal_functional_out_cuda(self, mean, std, generator, out);
-}
-
-void kernels::normal_Tensor_Tensor_out_cpu(const Tensor& mean, const Tensor& std,
-                                           const std::optional<Generator>& generator, const Tensor& out) {
-  on_host::normal_Tensor_Tensor_out_cuda(mean, std, generator, out);
-}
-
-void kernels::normal_Tensor_float_out_cpu(const Tensor& mean, double std, const std::optional<Generator>& generator,
-                                          const Tensor& out) {
-  on_host::normal_Tensor_float_out_cuda(mean, std, generator, out);
-}
-
-void kernels::normal_float_Tensor_out_cpu(double mean, const Tensor& std, const std::optional<Generator>& generator,
-                                          const Tensor& out) {
-  on_host::normal_float_Tensor_out_cuda(mean, std, generator, out);
-}
-
-void kernels::random_from_out_cpu(const Tensor& self, int64_t from, std::optional<int64_t> to,
-                                  const std::optional<Generator>& generator, const Tensor& out) {
-  on_host::random_from_out_cuda(self, from, to, generator, out);
-}
-
-void kernels::random_to_out_cpu(const Tensor& self, int64_t to, const std::optional<Generator>& generator,
-                                const Tensor& out) {
-  on_host::random_to_out_cuda(self, to, generator, out);
-}
-
-void kernels::random_out_cpu(const Tensor& self, const std::optional<Generator>& generator, const Tensor& out) {
-  on_host::random_out_cuda(self, generator, out);
-}
-
-void kernels::exponential_out_cpu(const Tensor& self, double lambd, const std::optional<Generator>& generator,
-                                  const Tensor& out) {
-  on_host::exponential_out_cuda(self, lambd, generator, out);
-}
-
-void kernels::bernoulli_out_cpu(const Tensor& self, const std::optional<Generator>& generator, const Tensor& out) {
-  on_host::bernoulli_out_cuda(self, generator, out);
-}
-
-void kernels::bernoulli_p_out_cpu(const Tensor& self, double p, const std::optional<Generator>& generator,
-                                  const Tensor& out) {
-  on_host::bernoulli_p_out_cuda(self, p, generator, out);
-}
-
-void kernels::bernoulli_Tensor_out_cpu(const Tensor& self, const Tensor& p, const std::optional<Generator>& generator,
-                                       const Tensor& out) {
-  on_host::bernoulli_Tensor_out_cuda(self, p, generator, out);
-}
 
 void kernels::randperm_out_cpu(int64_t n, const std::optional<Generator>& generator, std::optional<ScalarType> dtype,
                                std::optional<Device> device, const Tensor& out) {

@@ -10,7 +10,7 @@ A module may define:
 - `ERRORS`: [(code, exception type name, parts of the message)], bad inputs run in a subprocess;
 - `STRING_ARGS`: {op name: {argument: message part}} for arguments that take strings besides numbers;
 - `kernel_samples()`: {full name: [(function, args, kwargs)]}, calls that take each path of a hand-written
-  kernel, and `random_kernel_samples()`: {full name: [function]}, draws of a random op's kernels.
+  kernel that has a CPU twin.
 An op's sample is given once, in one module; the registry refuses a name the schema does not have.
 """
 from . import core, creation, indexing, kernels, linalg, pointwise, reductions

@@ -4,7 +4,7 @@ import numpy as np
 
 import torchlite as tl
 
-from .._helpers import f32 as _f32
+from .._helpers import f32 as _f32  # the shape cases' short name
 from .._helpers import make, rng_for
 
 

@@ -1,7 +1,7 @@
 """Samples and error cases for creation ops (arange, linspace, logspace, eye, empty_strided, *_like,
 new_*); part of torchlite.testing's op database. Values are checked in tests/test_creation.py."""
 
-from .. import _helpers as h  # make, rng_for, _f32, NP_DTYPES, tl
+from .. import _helpers as h  # make, rng_for, f32, NP_DTYPES, tl
 
 
 def samples():
@@ -9,14 +9,14 @@ def samples():
     tl = h.tl
     return {
         "empty_strided": lambda: {"size": (2, 3), "stride": (1, 2)},
-        "empty_like": lambda: {"self": h._f32((2, 3))},
-        "zeros_like": lambda: {"self": h._f32((2, 3), True)},
-        "ones_like": lambda: {"self": h._f32((2, 3)), "dtype": tl.int16},
+        "empty_like": lambda: {"self": h.f32((2, 3))},
+        "zeros_like": lambda: {"self": h.f32((2, 3), True)},
+        "ones_like": lambda: {"self": h.f32((2, 3)), "dtype": tl.int16},
         "full_like": lambda: {"self": h.make((2, 3), "int32", h.rng_for("full_like")), "fill_value": 2.5},
-        "new_empty": lambda: {"self": h._f32((2, 3)), "size": (4,)},
-        "new_empty_strided": lambda: {"self": h._f32((2, 3)), "size": (2, 2), "stride": (1, 2)},
-        "new_zeros": lambda: {"self": h._f32((2, 3)), "size": (3, 1)},
-        "new_ones": lambda: {"self": h._f32((2, 3)), "size": (2,), "dtype": tl.float64},
+        "new_empty": lambda: {"self": h.f32((2, 3)), "size": (4,)},
+        "new_empty_strided": lambda: {"self": h.f32((2, 3)), "size": (2, 2), "stride": (1, 2)},
+        "new_zeros": lambda: {"self": h.f32((2, 3)), "size": (3, 1)},
+        "new_ones": lambda: {"self": h.f32((2, 3)), "size": (2,), "dtype": tl.float64},
         "new_full": lambda: {"self": h.make((2, 3), "int64", h.rng_for("new_full")), "size": (2, 2),
                              "fill_value": 7},
         "arange": lambda: {"end": 7},
@@ -26,7 +26,7 @@ def samples():
         "eye": lambda: {"n": 3, "m": 4},
         "nan_to_num": lambda: {"self": tl.tensor([float("nan"), float("inf"), -float("inf"), 1.5, -2.0]),
                                "nan": 1.0, "neginf": -7.0},
-        "positive": lambda: {"self": h._f32((2, 3))},
+        "positive": lambda: {"self": h.f32((2, 3))},
     }
 
 

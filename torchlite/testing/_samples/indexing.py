@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from .. import _helpers as h  # make, rng_for, _f32, NP_DTYPES, tl
+from .. import _helpers as h  # make, rng_for, f32, NP_DTYPES, tl
 
 
 def _ints(h, shape, key, dtype="float32", lo=-4, hi=5):
@@ -111,15 +111,15 @@ def samples():
 def numpy_cases():
     """Full overload name -> (sample as in samples(), reference computing the result from the sample's
     arguments as float64 NumPy arrays); the sample also serves the variant tests."""
-    x = lambda: h._f32((3, 4))  # noqa: E731
-    xt = lambda: h._f32((4, 3), True)  # noqa: E731  (non-contiguous)
+    x = lambda: h.f32((3, 4))  # noqa: E731
+    xt = lambda: h.f32((4, 3), True)  # noqa: E731  (non-contiguous)
     mask = lambda: _long([[1, 0, 0, 1], [0, 1, 1, 0], [1, 1, 0, 0]]).bool()  # noqa: E731
     return {
         "index_select": (lambda: {"self": xt(), "dim": 1, "index": _long([2, 0, 2])},
                          lambda self, dim, index: np.take(self, _i(index), axis=dim)),
         "gather": (lambda: {"self": x(), "dim": -1, "index": _long([[3, 0], [1, 1], [2, 0]])},
                    lambda self, dim, index: _gather_ref(self, dim, index)),
-        "scatter.src": (lambda: {"self": x(), "dim": 0, "index": _long([[2, 0, 1, 2]]), "src": h._f32((2, 4))},
+        "scatter.src": (lambda: {"self": x(), "dim": 0, "index": _long([[2, 0, 1, 2]]), "src": h.f32((2, 4))},
                         lambda self, dim, index, src: _scatter_ref(self, dim, index, src)),
         "scatter.value": (lambda: {"self": xt(), "dim": 1, "index": _long([[0, 2], [1, 1]]), "value": -2.5},
                           lambda self, dim, index, value: _scatter_ref(self, dim, index, value=value)),
@@ -141,7 +141,7 @@ def numpy_cases():
         "index_add": (lambda: {"self": _ints(h, (3, 4), "ia"), "dim": 0, "index": _long([2, 0, 2]),
                                "source": _ints(h, (3, 4), "ias"), "alpha": 2},
                       _index_add_ref),
-        "index_copy": (lambda: {"self": x(), "dim": 1, "index": _long([3, 0]), "source": h._f32((3, 2))},
+        "index_copy": (lambda: {"self": x(), "dim": 1, "index": _long([3, 0]), "source": h.f32((3, 2))},
                        _index_copy_ref),
         "index_fill.int_Scalar": (lambda: {"self": xt(), "dim": -1, "index": _long([-1, 0]), "value": 1.5},
                                   _index_fill_ref),
@@ -150,14 +150,14 @@ def numpy_cases():
         "index_put": (lambda: {"self": _ints(h, (3, 4), "ips"), "indices": (_long([0, 2, 0]), _long([1, 3, 1])),
                                "values": _ints(h, (3,), "ip"), "accumulate": True},
                       _index_put_ref),
-        "_index": (lambda: {"self": h._f32((3, 4, 2)), "indices": (_long([[0, 2]]), _long([1]), _long([[1], [0]]))},
+        "_index": (lambda: {"self": h.f32((3, 4, 2)), "indices": (_long([[0, 2]]), _long([1]), _long([[1], [0]]))},
                    lambda self, indices: self[_index_tuple(indices)]),
         "masked_fill.Scalar": (lambda: {"self": xt(), "mask": _long([1, 0, 1]).bool(), "value": 7.0},
                                lambda self, mask, value: np.where(mask != 0, value, self)),
         "masked_fill.Tensor": (lambda: {"self": x(), "mask": mask(), "value": h.tl.tensor(-1.0)},
                                lambda self, mask, value: np.where(mask != 0, value, self)),
-        "masked_select": (lambda: {"self": h._f32((4,)), "mask": mask()}, _masked_select_ref),
-        "masked_scatter": (lambda: {"self": xt(), "mask": _long([1, 0, 1]).bool(), "source": h._f32((3, 4))},
+        "masked_select": (lambda: {"self": h.f32((4,)), "mask": mask()}, _masked_select_ref),
+        "masked_scatter": (lambda: {"self": xt(), "mask": _long([1, 0, 1]).bool(), "source": h.f32((3, 4))},
                            _masked_scatter_ref),
         "take": (lambda: {"self": xt(), "index": _long([[0, -1], [11, 5]])},
                  lambda self, index: np.ravel(self)[_i(index)]),

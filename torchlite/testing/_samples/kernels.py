@@ -1,9 +1,8 @@
 """Kernel-path samples: calls that take each path of a hand-written kernel (one thread per row, long rows
 split into partials over several levels, non-contiguous inputs, reduced inner and outer dims, dtypes, NaN
-and ties, empty reductions, out= casts), and the draws of the random kernels. tests/test_cuda_kernels_on_host.py
-runs them through the CUDA kernels compiled for the host and compares with the CPU kernels.
-
-Built on demand (some inputs are large): OpInfo.kernel_samples() and OpInfo.random_kernel_samples().
+and ties, empty reductions, out= casts). tests/test_cuda_kernels_on_host.py runs them through the CUDA
+kernels compiled for the host and compares with the CPU kernels. Built on demand (some inputs are large):
+OpInfo.kernel_samples().
 """
 import numpy as np
 
@@ -71,6 +70,10 @@ def _dim_only(x):
 
 
 INT_TYPES = ("int64", "int32", "uint8", "int16")
+def _seeded_randperm(n, seed, dtype):
+    return tl.randperm(n, generator=tl.Generator().manual_seed(seed), dtype=dtype)
+
+
 def kernel_samples():
     """{full name: [(function, args, kwargs)]}: calls that take each path of a hand-written kernel."""
     return {
@@ -216,26 +219,7 @@ def kernel_samples():
                                                                     arr((3,), seed=1), acc), {}) for acc in (False, True)] + [
             (lambda x, i, v: x.index_put(i, v, True), (arr((5, 3), "int64"), (tl.tensor([0, 0, 4, 0]),),
                                                        arr((4, 3), "int64", seed=2)), {})],
-    }
-
-
-def random_kernel_samples():
-    """{full name: [function drawing]}: random ops, compared draw for draw under the same seed."""
-    return {
-        "uniform": [lambda: tl.empty(7, 5).uniform_(-2, 3), lambda: tl.empty(4, 6, dtype=tl.float64).t().uniform_(),
-                    lambda: tl.empty(9, dtype=tl.float16).uniform_(0, 1), lambda: tl.empty(9, dtype=tl.bfloat16).uniform_()],
-        "normal.functional": [lambda: tl.empty(7, 5).normal_(1.0, 2.0), lambda: tl.empty(11, dtype=tl.float64).normal_()],
-        "random.from": [lambda: tl.empty(8, dtype=tl.int64).random_(-5, 7),
-                        lambda: tl.empty(8, dtype=tl.int64).random_(-2 ** 62, 2 ** 62)],
-        "random.to": [lambda: tl.empty(9, dtype=tl.int32).random_(100), lambda: tl.empty(3, 4).t().random_(10)],
-        "random": [lambda: tl.empty(10, dtype=tl.int16).random_(), lambda: tl.empty(10, dtype=tl.int64).random_(),
-                   lambda: tl.empty(10, dtype=tl.bool).random_()],
-        "exponential": [lambda: tl.empty(12).exponential_(2.0), lambda: tl.empty(5, dtype=tl.float64).exponential_()],
-        "bernoulli": [lambda: tl.bernoulli(tl.full((3, 5), 0.3))],
-        "bernoulli.p": [lambda: tl.empty(4, 5).bernoulli_(0.7)],
-        "bernoulli.Tensor": [lambda: tl.empty(4, 5, dtype=tl.int64).bernoulli_(tl.full((5,), 0.6))],
-        "normal.Tensor_Tensor": [lambda: tl.normal(tl.arange(6.0).view(2, 3), tl.full((3,), 0.5))],
-        "normal.Tensor_float": [lambda: tl.normal(tl.arange(5.0), 2.0)],
-        "normal.float_Tensor": [lambda: tl.normal(1.0, tl.arange(1.0, 6.0))],
-        "randperm": [lambda: tl.randperm(50), lambda: tl.randperm(20, dtype=tl.int32), lambda: tl.randperm(0)],
+        # randperm's CUDA kernel draws on the host from the device's generator: the same seed, the same numbers
+        "randperm": [(_seeded_randperm, (n, seed), {"dtype": dt}) for n, seed, dt in
+                     ((50, 3, tl.int64), (20, 4, tl.int32), (0, 5, tl.int64), (2049, 6, tl.float16))],
     }

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from .. import _helpers as h  # make, rng_for, _f32, NP_DTYPES, tl
+from .. import _helpers as h  # make, rng_for, f32, NP_DTYPES, tl
 
 
 def _x(h, shape=(2, 3, 4), noncontiguous=False):
