@@ -190,7 +190,9 @@ variable_list run_backward(const std::vector<Edge>& roots, const variable_list& 
     variable_list outputs;
     bool any_defined = node == root.get();
     for (const Tensor& g : grads) any_defined |= g.defined();
-    if (any_defined) outputs = node->apply(variable_list(grads));
+    // Without post hooks (which see the node's incoming grads) the grads move into the node, so that
+    // AccumulateGrad holds the only reference and can keep the tensor as .grad instead of copying it.
+    if (any_defined) outputs = node->apply(node->post_hooks().empty() ? std::move(grads) : variable_list(grads));
     for (auto& hook : node->post_hooks()) {
       variable_list r = hook(outputs, grads);
       if (!r.empty()) outputs = std::move(r);
