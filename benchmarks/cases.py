@@ -22,11 +22,12 @@ class Sizes:
     matmul: tuple[int, int, int] = (256, 1024, 2048)
     mlp: tuple[int, ...] = (784, 512, 512, 10)  # layer widths, input first
     batch: int = 128
+    softmax: tuple[int, int] = (4096, 1000)  # softmax, log_softmax and cross-entropy logits, rows x classes
 
 
 FULL = Sizes()
 # For the smoke test: every code path, meaningless numbers.
-TINY = replace(FULL, numel=4096, rows=64, matmul=(8, 16, 32), mlp=(32, 16, 16, 10), batch=8)
+TINY = replace(FULL, numel=4096, rows=64, matmul=(8, 16, 32), mlp=(32, 16, 16, 10), batch=8, softmax=(64, 100))
 
 
 class Inputs:
@@ -81,7 +82,7 @@ def _stmt_case(stmts: dict[str, str | None], make_env: Callable, has_reference: 
             return None
         env = make_env(lib, sizes, inputs)
         env["m"] = lib.module
-        reference = (lambda: to_numpy(eval(stmt, {}, dict(env)))) if has_reference else None
+        reference = (lambda: to_numpy(eval(stmt, dict(env)))) if has_reference else None
         return Bench(stmt, env, reference)
 
     return build
@@ -117,6 +118,62 @@ def _random_env(lib, sizes, inputs):
 
 def _millions(numel: int) -> str:
     return f"{numel // 2**20}M" if numel % 2**20 == 0 else str(numel)
+
+
+# ---- nn.functional ---------------------------------------------------------------------------
+
+# NumPy's softmax and log_softmax along dim 1, as one expression each (the statement of the NumPy column).
+NUMPY_NN = {
+    "softmax": "(lambda e: e / e.sum(1, keepdims=True))(m.exp(a - a.max(1, keepdims=True)))",
+    "log_softmax": "(lambda z: z - m.log(m.exp(z).sum(1, keepdims=True)))(a - a.max(1, keepdims=True))",
+}
+
+
+def _logits(lib, sizes, inputs):
+    return {"a": convert(lib, inputs.normal("logits", sizes.softmax))}
+
+
+def _nn_forward_backward(fn: str):
+    """`fn(a, 1)` and its backward from a fixed upstream gradient; the gradient is the reference."""
+
+    def build(lib: Library, sizes: Sizes, inputs: Inputs) -> Bench | None:
+        if lib.name == "numpy":  # no autograd
+            return None
+        a = convert(lib, inputs.normal("logits", sizes.softmax), requires_grad=True)
+        g = convert(lib, inputs.normal("upstream", sizes.softmax))
+        f = getattr(lib.module, fn)
+
+        def step():
+            f(a, 1).backward(g)
+            grad = a.grad
+            a.grad = None
+            return grad
+
+        return Bench("step()", {"step": step}, lambda: to_numpy(step()))
+
+    return build
+
+
+def _build_cross_entropy(lib: Library, sizes: Sizes, inputs: Inputs) -> Bench | None:
+    """cross_entropy of the logits against class indices, forward and backward; the gradient is the reference."""
+    if lib.name == "numpy":  # no autograd
+        return None
+    a = convert(lib, inputs.normal("logits", sizes.softmax), requires_grad=True)
+    classes = inputs.get("classes", lambda rng: rng.integers(0, sizes.softmax[1], size=sizes.softmax[0]))
+    target = lib.module.tensor(classes)
+    cross_entropy = lib.module.nn.functional.cross_entropy
+
+    def step():
+        cross_entropy(a, target).backward()
+        grad = a.grad
+        a.grad = None
+        return grad
+
+    return Bench("step()", {"step": step}, lambda: to_numpy(step()))
+
+
+def _softmax_label(what: str):
+    return lambda s: f"{what}, {s.softmax[0]}×{s.softmax[1]} float32"
 
 
 # ---- the MLP training step -------------------------------------------------------------------
@@ -238,6 +295,20 @@ CASES: list[Case] = [
              _stmt_case({"*": "a @ b"}, _matmul_env(i)))
         for i, n in enumerate(FULL.matmul)
     ],
+    *[
+        Case(f"nn.{fn}", _softmax_label(f"`{fn}(a, 1)`"), 0.8,
+             _stmt_case({"*": f"m.{fn}(a, 1)", "numpy": NUMPY_NN[fn]}, _logits),
+             notes=[f"NumPy: {NUMPY_NN[fn]}"])
+        for fn in ("softmax", "log_softmax")
+    ],
+    *[
+        Case(f"nn.{fn}_backward", _softmax_label(f"`{fn}(a, 1).backward(g)`"), 0.8, _nn_forward_backward(fn),
+             notes=["forward and backward, a.grad set to None after each; NumPy: no autograd, skipped"])
+        for fn in ("softmax", "log_softmax")
+    ],
+    Case("nn.cross_entropy_backward", _softmax_label("`cross_entropy(a, target).backward()`"), 0.7,
+         _build_cross_entropy, notes=["class-index targets, mean reduction; a.grad set to None after each; "
+                                      "NumPy: no autograd, skipped"]),
     Case("mlp.step", _mlp_label, 1.0, _build_mlp,
          notes=["forward, log-softmax cross-entropy against one-hot targets, backward, "
                 f"SGD (lr {MLP_LR}) under no_grad, grads set to None; NumPy: no autograd, skipped"]),

@@ -209,3 +209,82 @@ def test_dropout_inplace_and_errors():
         tl.dropout(z, -0.1, True)
     with pytest.raises(RuntimeError, match="result type Float can't be cast to the desired output type Long"):
         tl.dropout(tl.tensor([1, 2]), 0.5, True)
+
+
+# ------------------------------------------------------------------ losses
+def loss_case(shape, seed=0, probabilities=False):
+    """Logits of `shape` (classes in dim 1, or dim 0 of a 1-dim shape), class-index targets with one ignored
+    (-100) where there is a batch, class weights, and class-probability targets."""
+    rng = np.random.default_rng(seed)
+    c = shape[0] if len(shape) == 1 else shape[1]
+    tshape = () if len(shape) == 1 else (shape[0],) + tuple(shape[2:])
+    target = rng.integers(0, c, size=tshape)
+    if target.ndim:
+        target.flat[0] = -100
+    probs = np.moveaxis(rng.dirichlet(np.ones(c), size=tshape or None), -1, 0 if len(shape) == 1 else 1)
+    return rng.standard_normal(shape), target, rng.uniform(0.5, 2.0, c), probs
+
+
+def test_loss_signatures_are_pytorchs():
+    assert list(inspect.signature(F.nll_loss).parameters) == [
+        "input", "target", "weight", "size_average", "ignore_index", "reduce", "reduction"]
+    assert list(inspect.signature(F.cross_entropy).parameters) == [
+        "input", "target", "weight", "size_average", "ignore_index", "reduce", "reduction", "label_smoothing"]
+
+
+def test_nll_loss_picks_the_targets_log_probabilities():
+    logp = tl.tensor([[-1.0, -2.0, -3.0], [-0.5, -1.5, -2.5]])
+    target = tl.tensor([2, 0])
+    assert F.nll_loss(logp, target, reduction="none").tolist() == [3.0, 0.5]
+    assert F.nll_loss(logp, target, reduction="sum").item() == 3.5
+    assert F.nll_loss(logp, target).item() == 1.75
+    weight = tl.tensor([1.0, 1.0, 3.0])  # the mean divides by the weights taken: (3 * 3 + 0.5) / 4
+    assert F.nll_loss(logp, target, weight=weight).item() == 9.5 / 4
+    assert F.nll_loss(logp, tl.tensor([2, -100])).item() == 3.0  # the ignored target counts nowhere
+    assert np.isnan(F.nll_loss(logp, tl.tensor([-100, -100])).item())  # nothing taken: 0 / 0
+
+
+def test_cross_entropy_gradient_is_softmax_minus_one_hot():
+    x = tl.tensor([[1.0, 2.0, 0.5], [0.0, -1.0, 3.0]], dtype=tl.float64, requires_grad=True)
+    F.cross_entropy(x, tl.tensor([1, 2]), reduction="sum").backward()
+    expected = F.softmax(x.detach(), 1).numpy() - np.eye(3)[[1, 2]]
+    np.testing.assert_allclose(x.grad.numpy(), expected, rtol=1e-12, atol=1e-15)
+
+
+def test_legacy_reduction_arguments_warn_and_choose_the_reduction():
+    logp, target = F.log_softmax(sample(), 1), tl.tensor([0, 3, 1])
+    with pytest.warns(UserWarning, match="size_average and reduce args will be deprecated, please use "
+                                         "reduction='sum' instead."):
+        summed = F.nll_loss(logp, target, size_average=False)
+    assert summed.item() == F.nll_loss(logp, target, reduction="sum").item()
+    with pytest.warns(UserWarning, match="reduction='none'"):
+        assert F.cross_entropy(sample(), target, reduce=False).shape == (3,)
+    with pytest.raises(ValueError, match="avg is not a valid value for reduction"):
+        F.nll_loss(logp, target, reduction="avg")
+
+
+@pytest.mark.parametrize("shape", [(5,), (4, 5), (3, 5, 2), (2, 4, 3, 2)])
+@pytest.mark.parametrize("reduction", ["none", "mean", "sum"])
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("label_smoothing", [0.0, 0.2])
+@pytest.mark.parametrize("probabilities", [False, True])
+def test_cross_entropy_and_nll_loss_match_torch(shape, reduction, weighted, label_smoothing, probabilities):
+    torch = pytest.importorskip("torch", reason="PyTorch is not installed: the comparison with it is optional")
+    import torch.nn.functional as TF
+
+    x, target, weight, probs = loss_case(shape)
+    target = probs if probabilities else target
+    kw = dict(reduction=reduction, label_smoothing=label_smoothing)
+    ours_x, theirs_x = tl.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    ours = F.cross_entropy(ours_x, tl.tensor(target), weight=tl.tensor(weight) if weighted else None, **kw)
+    theirs = TF.cross_entropy(theirs_x, torch.tensor(target), weight=torch.tensor(weight) if weighted else None, **kw)
+    np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(), rtol=1e-10, atol=1e-12)
+    ours.sum().backward()
+    theirs.sum().backward()
+    np.testing.assert_allclose(ours_x.grad.numpy(), theirs_x.grad.numpy(), rtol=1e-10, atol=1e-12)
+    if not probabilities and label_smoothing == 0.0:
+        logp = np.asarray(TF.log_softmax(torch.tensor(x), 0 if len(shape) == 1 else 1))
+        w = (tl.tensor(weight), torch.tensor(weight)) if weighted else (None, None)
+        ours = F.nll_loss(tl.tensor(logp), tl.tensor(target), weight=w[0], reduction=reduction)
+        theirs = TF.nll_loss(torch.tensor(logp), torch.tensor(target), weight=w[1], reduction=reduction)
+        np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-10, atol=1e-12)

@@ -114,6 +114,10 @@ Tensor cumsum_backward(const Tensor& grad, int64_t dim);
 Tensor cumprod_backward(const Tensor& grad, const Tensor& self, int64_t dim, const Tensor& result);
 // cummax/cummin: grad summed into the positions indices point at.
 Tensor cummaxmin_backward(const Tensor& grad, const Tensor& self, const Tensor& indices, int64_t dim);
+// The output gradient of softmax's and log_softmax's backward ops (their double backward),
+// along dim.
+Tensor softmax_double_backward(const Tensor& grad, const Tensor& grad_output, const Tensor& output, int64_t dim);
+Tensor log_softmax_double_backward(const Tensor& grad, const Tensor& grad_output, const Tensor& output, int64_t dim);
 
 // Forward mode (`jvp:` formulas): each takes self's tangent self_t (self's shape)
 // and gives the output's tangent, J self_t with J the Jacobian the op's backward
@@ -132,6 +136,9 @@ Tensor amaxamin_jvp(const Tensor& self_t, const Tensor& self, const Tensor& resu
 // max()/min()/median()/nanmedian() of the whole tensor: self_t averaged over the
 // elements equal to result (the NaN ones when result is NaN).
 Tensor evenly_distribute_jvp(const Tensor& self_t, const Tensor& self, const Tensor& result);
+// softmax's and log_softmax's tangents from their results, along dim.
+Tensor softmax_jvp(const Tensor& self_t, const Tensor& result, int64_t dim);
+Tensor log_softmax_jvp(const Tensor& self_t, const Tensor& result, int64_t dim);
 // var's tangent: the sum over dim of self_t * 2 (self - mean) / (N - correction)
 // (correction absent is 1; var_backward's factor, inf when N == correction).
 Tensor var_jvp(const Tensor& self_t, const Tensor& self, std::optional<IntArrayRef> dim,

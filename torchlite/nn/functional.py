@@ -3,7 +3,8 @@
 The schema's ops with `python_module: nn.functional` come from the generated bindings (`_C._nn`). The
 functions below add what PyTorch's torch.nn.functional adds in Python, with its signatures and argument
 names: the `inplace=False` argument of the activations and of dropout (which then write the input), the
-`*_` functions, softmax's deprecated implicit dim, and dropout's ValueError for a bad p.
+`*_` functions, softmax's deprecated implicit dim, dropout's ValueError for a bad p, and the losses'
+reduction strings (with the deprecated size_average and reduce arguments).
 """
 from .. import _C
 from .._namespace import export
@@ -184,3 +185,41 @@ def dropout(input, p=0.5, training=True, inplace=False):
     if _check_inplace("dropout", inplace) and result is not input:
         return input.copy_(result)
     return result
+
+
+# ------------------------------------------------------------------ losses
+_REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
+
+
+def _legacy_reduction(size_average, reduce):
+    """The reduction the deprecated size_average/reduce arguments ask for (None counts as True), with
+    PyTorch's warning."""
+    import warnings
+
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    reduction = ("mean" if size_average else "sum") if reduce else "none"
+    warnings.warn(f"size_average and reduce args will be deprecated, please use reduction='{reduction}' instead.",
+                  stacklevel=3)
+    return reduction
+
+
+def _reduction_enum(size_average, reduce, reduction):
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce)
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    return _REDUCTIONS[reduction]
+
+
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
+    """The negative log-likelihood of target's classes under the log-probabilities `input` (N, C, ...)."""
+    return _nn.nll_loss_nd(input, target, weight, _reduction_enum(size_average, reduce, reduction), ignore_index)
+
+
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean",
+                  label_smoothing=0.0):
+    """nll_loss(log_softmax(input, class dim), target) for class indices; -sum(weight * target * log_softmax)
+    for class probabilities; label_smoothing mixes in the uniform distribution."""
+    return _nn.cross_entropy_loss(input, target, weight, _reduction_enum(size_average, reduce, reduction),
+                                  ignore_index, label_smoothing)

@@ -74,6 +74,43 @@ def _seeded_randperm(n, seed, dtype):
     return tl.randperm(n, generator=tl.Generator().manual_seed(seed), dtype=dtype)
 
 
+def _softmax_inputs():
+    """(input, dim): rows (dim innermost) short and long, slices across an inner dim wider than a lane block,
+    non-contiguous, 0-dim and empty inputs, reduced floating dtypes, NaN and infinities."""
+    return [(arr((5, 7)), 1), (arr((3, LONG), seed=1), -1), (arr((4, 6, 3), transposed=True), 1),
+            (arr((2, 9, 130), seed=2), 1), (arr((300, 5), "float64", seed=3), 0), (arr((6, 9), "float16", seed=4), 0),
+            (arr((6, 9), "bfloat16", seed=4), 1), (arr(()), 0), (arr((0, 4)), 1),
+            (with_nan(arr((3, 5)), [6]), 1), (tl.tensor([[float("inf"), 1.0], [-float("inf"), -float("inf")]]), 1)]
+
+
+def _softmax_samples(fn):
+    return [(fn, (x, d, False), {}) for x, d in _softmax_inputs()]
+
+
+def _softmax_backward_samples(fn, forward):
+    return [(fn, (arr(tuple(x.shape), str(x.dtype).split(".")[-1], seed=5), forward(x, d), d, x.dtype), {})
+            for x, d in _softmax_inputs()]
+
+
+def _nll_inputs():
+    """(self, target, weight, reduction, ignore_index): 1-dim, 2-dim and spatial inputs, every reduction,
+    weights, ignored targets, byte targets, float64 and float16, many targets, no targets."""
+    t = lambda v, dt=tl.int64: tl.tensor(v, dtype=dt)
+    return [(arr((5,)), t(2), None, 1, -100), (arr((4, 5)), t([1, 0, 4, 1]), None, 2, -100),
+            (arr((4, 5)), t([1, -100, 4, 1]), arr((5,), low=0.5, high=2, seed=1), 1, -100),
+            (arr((4, 5)), t([1, 3, 4, 3]), arr((5,), low=0.5, high=2, seed=1), 0, 3),
+            (arr((2, 3, 4), "float64", transposed=True), t([[0, 2, 1, 1], [2, 2, 0, 1]], tl.uint8), None, 1, -100),
+            (arr((2, 3, 2, 2), "float16"), t([[[0, 1], [2, 0]], [[1, 1], [2, 2]]]), None, 0, -100),
+            (arr((3000, 7), seed=2), tl.randint(0, 7, (3000,), generator=tl.Generator().manual_seed(3)), None, 1, 5),
+            (arr((0, 4)), t([]), None, 1, -100), (arr((3, 2)), t([-100, -100, -100]), None, 1, -100)]
+
+
+def _nll_backward_args(self, target, weight, reduction, ignore_index):
+    output, total = tl.nn.functional.nll_loss_forward(self, target, weight, reduction, ignore_index)
+    grad = arr(tuple(output.shape), str(self.dtype).split(".")[-1], seed=6)
+    return (grad, self, target, weight, reduction, ignore_index, total)
+
+
 def kernel_samples():
     """{full name: [(function, args, kwargs)]}: calls that take each path of a hand-written kernel."""
     return {
@@ -148,6 +185,13 @@ def kernel_samples():
                  (tl.tril, (arr((3, 3), "int64"), 1), {}), (tl.tril, (arr((0, 3)),), {})],
         "triu": [(tl.triu, (arr((5, 4)),), {}), (tl.triu, (arr((3, 4, 6), "bool"), 2), {}),
                  (tl.triu, (arr((4, 4), "float16")[:, ::2], -1), {})],
+        "_softmax": _softmax_samples(tl._softmax),
+        "_log_softmax": _softmax_samples(tl._log_softmax),
+        "_softmax_backward_data": _softmax_backward_samples(tl._softmax_backward_data, tl.softmax),
+        "_log_softmax_backward_data": _softmax_backward_samples(tl._log_softmax_backward_data, tl.log_softmax),
+        "nll_loss_forward": [(tl.nn.functional.nll_loss_forward, args, {}) for args in _nll_inputs()],
+        "nll_loss_backward": [(tl.nn.functional.nll_loss_backward, _nll_backward_args(*args), {})
+                              for args in _nll_inputs()],
         "cumsum": [(tl.cumsum, (arr((4, 5)), 1), {}), (tl.cumsum, (arr((3, 4, 2), transposed=True), 0), {}),
                    (tl.cumsum, (arr((6,), "int32"), 0), {}), (tl.cumsum, (arr((2, 3), "bool"), 1), {"dtype": tl.int64}),
                    (tl.cumsum, (arr((2, 600), seed=3), 1), {"dtype": tl.float64}), (tl.cumsum, (arr((0, 3)), 0), {})],

@@ -96,6 +96,20 @@ def numpy_cases():
                         lambda self, dim: _softmax(self, dim)),
         "log_softmax.int": (lambda: {"self": _x(h), "dim": -1, "dtype": h.tl.float64},
                             lambda self, dim, dtype: np.log(_softmax(self, dim))),
+        "_softmax": (lambda: {"self": _x(h), "dim": 1, "half_to_float": False},
+                     lambda self, dim, half_to_float: _softmax(self, dim)),
+        "_log_softmax": (lambda: {"self": _x(h, (4, 3), True), "dim": -1, "half_to_float": False},
+                         lambda self, dim, half_to_float: np.log(_softmax(self, dim))),
+        "_softmax_backward_data": (
+            lambda: {"grad_output": _x(h), "output": h.tl.softmax(_x(h, (2, 3, 4)).transpose(0, 1).contiguous().transpose(0, 1), 2), "dim": 2,
+                     "input_dtype": h.tl.float32},
+            lambda grad_output, output, dim, input_dtype:
+                output * (grad_output - np.sum(grad_output * output, axis=dim, keepdims=True))),
+        "_log_softmax_backward_data": (
+            lambda: {"grad_output": _x(h, (4, 3), True), "output": h.tl.log_softmax(_x(h, (4, 3)), 0), "dim": 0,
+                     "input_dtype": h.tl.float32},
+            lambda grad_output, output, dim, input_dtype:
+                grad_output - np.exp(output) * np.sum(grad_output, axis=dim, keepdims=True)),
         "amax": (lambda: {"self": _x(h, (4, 3), True), "dim": (0, -1)}, lambda self, dim: np.max(self, axis=dim)),
         "amin": (lambda: {"self": _x(h), "dim": 1, "keepdim": True},
                  lambda self, dim, keepdim: np.min(self, axis=dim, keepdims=True)),
@@ -147,7 +161,10 @@ def numpy_cases():
 # Arguments that take a string besides a number (torchlite.norm's p='fro'): a stray string is a RuntimeError.
 STRING_ARGS = {"norm": {"p": "not supported"}}
 # Results that round (exp, division): within these of the float64 reference, per result dtype.
-TOLERANCES = {"softmax.int": {"float32": (2e-6, 1e-7)}, "log_softmax.int": {"float64": (1e-12, 1e-12)}}
+TOLERANCES = {"softmax.int": {"float32": (2e-6, 1e-7)}, "log_softmax.int": {"float64": (1e-12, 1e-12)},
+              "_softmax": {"float32": (2e-6, 1e-7)}, "_log_softmax": {"float32": (2e-6, 1e-6)},
+              "_softmax_backward_data": {"float32": (1e-5, 1e-6)},
+              "_log_softmax_backward_data": {"float32": (1e-5, 1e-6)}}
 
 # NumPy references of the pointwise overloads (max(a, b) and min(a, b) are maximum and minimum).
 POINTWISE_REFS = {"max.other": np.maximum, "min.other": np.minimum}
@@ -156,6 +173,10 @@ POINTWISE_REFS = {"max.other": np.maximum, "min.other": np.minimum}
 # i = tensor([1, 2, 3]), b = tensor([True, False]). Messages checked against PyTorch 2.13.
 ERRORS = [
     ("tl.softmax(i, 0)", "NotImplementedError", ["softmax", "'Long'"]),
+    ("tl._softmax(a.half(), 1, True)", "RuntimeError", ["softmax with half to float conversion is not supported on CPU"]),
+    ("tl._softmax(a, 1, True)", "RuntimeError", ["conversion is supported for Half type only"]),
+    ("tl._softmax_backward_data(a, a[:1], 1, None)", "RuntimeError", ["does not match output of shape"]),
+    ("tl._log_softmax_backward_data(a, a.double(), 0, None)", "RuntimeError", ["expected scalar type Float but found Double"]),
     ("tl.log_softmax(a, 2)", "IndexError", ["Dimension out of range (expected to be in range of [-2, 1], but got 2)"]),
     ("tl.mean(i)", "RuntimeError", ["mean(): could not infer output dtype. Input dtype must be either a floating "
                                     "point or complex dtype. Got: Long"]),

@@ -1,0 +1,42 @@
+// Formula helpers of the nn.functional ops (softmax, log_softmax...), written with torchlite ops so that
+// higher-order gradients record through them.
+#include "autograd/FormulaHelpers.h"
+#include "autograd/helpers_common.h"
+#include "ops/exp.h"
+#include "ops/mul_Tensor.h"
+#include "ops/neg.h"
+#include "ops/sub_Tensor.h"
+#include "ops/sum_dim_IntList.h"
+
+namespace torchlite::autograd {
+
+namespace {
+
+// The sum of t along dim, kept as a size-1 dim (so it broadcasts against t).
+Tensor sum_along(const Tensor& t, int64_t dim) {
+  return sum(t, IntArrayRef(dim), /*keepdim=*/true, std::nullopt);
+}
+
+}  // namespace
+
+Tensor softmax_jvp(const Tensor& self_t, const Tensor& result, int64_t dim) {
+  return mul(result, sub(self_t, sum_along(mul(result, self_t), dim)));
+}
+
+Tensor log_softmax_jvp(const Tensor& self_t, const Tensor& result, int64_t dim) {
+  return sub(self_t, sum_along(mul(exp(result), self_t), dim));
+}
+
+// d/d(output) of output * (grad_output - sum(grad_output * output)), applied to grad.
+Tensor softmax_double_backward(const Tensor& grad, const Tensor& grad_output, const Tensor& output, int64_t dim) {
+  Tensor direct = mul(grad, sub(grad_output, sum_along(mul(grad_output, output), dim)));
+  return sub(direct, mul(grad_output, sum_along(mul(grad, output), dim)));
+}
+
+// d/d(output) of grad_output - exp(output) * sum(grad_output), applied to grad.
+Tensor log_softmax_double_backward(const Tensor& grad, const Tensor& grad_output, const Tensor& output,
+                                   int64_t dim) {
+  return neg(mul(mul(grad, exp(output)), sum_along(grad_output, dim)));
+}
+
+}  // namespace torchlite::autograd

@@ -1,0 +1,266 @@
+// softmax, log_softmax and their gradients on the CPU, fused: each slice along dim is read a few times
+// while it is in cache (its maximum, the sum of its exponentials, the result) and nothing else is
+// allocated. The input is seen as [outer, n, inner] (copied to a contiguous tensor when it is not one):
+//  - dim innermost (inner == 1): each slice is a contiguous row, one row at a time per thread, and every
+//    loop over a row vectorizes (float's exp is ScalarMath's polynomial);
+//  - otherwise kLanes adjacent slices are processed together, vectorized across them.
+// The loops are compiled for AVX-512, AVX2 and the baseline, chosen at load time (TL_CPU_MULTIVERSION).
+// NaN anywhere in a slice makes the whole slice NaN, and so does an infinite maximum, as in PyTorch.
+#include <algorithm>
+#include <limits>
+#include <type_traits>
+
+#include "core/Macros.h"
+#include "core/Parallel.h"
+#include "core/TensorFactory.h"
+#include "kernels/Dispatch.h"
+#include "kernels/ElementwiseIter.h"
+#include "kernels/ScalarMath.h"
+#include "kernels/Slices.h"
+#include "kernels/_log_softmax.h"
+#include "kernels/_log_softmax_backward_data.h"
+#include "kernels/_softmax.h"
+#include "kernels/_softmax_backward_data.h"
+
+namespace torchlite {
+
+namespace {
+
+constexpr int64_t kLanes = 64;
+
+// Rows of n elements (dim innermost) per parallel chunk: about kGrainSize elements.
+int64_t row_grain(int64_t n) { return std::max<int64_t>(1, kGrainSize / std::max<int64_t>(n, 1)); }
+
+template <typename T>
+inline opmath_t<T> load(const T* p, int64_t i) {
+  return static_cast<opmath_t<T>>(p[i]);
+}
+
+// ------------------------------------------------------------------------------------ forward
+
+template <typename T, bool kLog>
+TL_CPU_MULTIVERSION void forward_row(const T* xr, T* yr, int64_t n) {
+  using op_t = opmath_t<T>;
+  op_t m = -std::numeric_limits<op_t>::infinity();
+#pragma omp simd reduction(max : m)
+  for (int64_t i = 0; i < n; ++i) {
+    const op_t v = load(xr, i);
+    m = v > m ? v : m;  // (std::max here keeps GCC from vectorizing the loop)
+  }
+  op_t s = 0;
+  if constexpr (!kLog && std::is_same_v<T, op_t>) {  // keep the exponentials in y, then scale them
+#pragma omp simd reduction(+ : s)
+    for (int64_t i = 0; i < n; ++i) {
+      const op_t e = scalar_math::exp(xr[i] - m);
+      yr[i] = e;
+      s += e;
+    }
+    const op_t inv = op_t(1) / s;
+#pragma omp simd
+    for (int64_t i = 0; i < n; ++i) yr[i] *= inv;
+    return;
+  }
+#pragma omp simd reduction(+ : s)
+  for (int64_t i = 0; i < n; ++i) s += scalar_math::exp(load(xr, i) - m);
+  if constexpr (kLog) {
+    const op_t log_s = scalar_math::log(s);
+#pragma omp simd
+    for (int64_t i = 0; i < n; ++i) yr[i] = static_cast<T>((load(xr, i) - m) - log_s);
+  } else {
+    const op_t inv = op_t(1) / s;
+#pragma omp simd
+    for (int64_t i = 0; i < n; ++i) yr[i] = static_cast<T>(scalar_math::exp(load(xr, i) - m) * inv);
+  }
+}
+
+template <typename T, bool kLog>
+void forward_rows(const T* x, T* y, int64_t rows, int64_t n) {
+  parallel_for(rows, row_grain(n), [&](int64_t begin, int64_t end) {
+    for (int64_t r = begin; r < end; ++r) forward_row<T, kLog>(x + r * n, y + r * n, n);
+  });
+}
+
+// Runs f(o, i0, lanes) for every block of up to kLanes adjacent slices (outer index o, first inner index i0).
+template <typename F>
+void for_each_lane_block(const Slices& s, const F& f) {
+  const int64_t blocks = (s.inner + kLanes - 1) / kLanes;
+  parallel_for(s.outer * blocks, row_grain(s.n * kLanes), [&](int64_t begin, int64_t end) {
+    for (int64_t k = begin; k < end; ++k) {
+      const int64_t o = k / blocks, i0 = k % blocks * kLanes;
+      f(o, i0, std::min(kLanes, s.inner - i0));
+    }
+  });
+}
+
+// `lanes` adjacent slices of n elements, inner apart, starting at xo (yo).
+template <typename T, bool kLog>
+TL_CPU_MULTIVERSION void forward_lane_block(const T* xo, T* yo, int64_t n, int64_t inner, int64_t lanes) {
+  using op_t = opmath_t<T>;
+  op_t m[kLanes], sum[kLanes];
+  for (int64_t l = 0; l < lanes; ++l) {
+    m[l] = -std::numeric_limits<op_t>::infinity();
+    sum[l] = 0;
+  }
+  for (int64_t j = 0; j < n; ++j) {
+    const T* xj = xo + j * inner;
+#pragma omp simd
+    for (int64_t l = 0; l < lanes; ++l) {
+      const op_t v = load(xj, l);
+      m[l] = v > m[l] ? v : m[l];
+    }
+  }
+  for (int64_t j = 0; j < n; ++j) {
+    const T* xj = xo + j * inner;
+#pragma omp simd
+    for (int64_t l = 0; l < lanes; ++l) sum[l] += scalar_math::exp(load(xj, l) - m[l]);
+  }
+  for (int64_t l = 0; l < lanes; ++l) sum[l] = kLog ? scalar_math::log(sum[l]) : op_t(1) / sum[l];
+  for (int64_t j = 0; j < n; ++j) {
+    const T* xj = xo + j * inner;
+    T* yj = yo + j * inner;
+#pragma omp simd
+    for (int64_t l = 0; l < lanes; ++l) {
+      const op_t z = load(xj, l) - m[l];
+      yj[l] = static_cast<T>(kLog ? z - sum[l] : scalar_math::exp(z) * sum[l]);
+    }
+  }
+}
+
+template <typename T, bool kLog>
+void forward_lanes(const T* x, T* y, const Slices& s) {
+  for_each_lane_block(s, [&](int64_t o, int64_t i0, int64_t lanes) {
+    const int64_t base = o * s.n * s.inner + i0;
+    forward_lane_block<T, kLog>(x + base, y + base, s.n, s.inner, lanes);
+  });
+}
+
+// ------------------------------------------------------------------------------------ backward
+// softmax:     grad_input = y * (g - sum(g * y))
+// log_softmax: grad_input = g - exp(y) * sum(g)
+
+template <typename T, bool kLog>
+TL_CPU_MULTIVERSION void backward_row(const T* gr, const T* yr, T* out, int64_t n) {
+  using op_t = opmath_t<T>;
+  op_t s = 0;
+  if constexpr (kLog) {
+#pragma omp simd reduction(+ : s)
+    for (int64_t i = 0; i < n; ++i) s += load(gr, i);
+#pragma omp simd
+    for (int64_t i = 0; i < n; ++i) out[i] = static_cast<T>(load(gr, i) - scalar_math::exp(load(yr, i)) * s);
+  } else {
+#pragma omp simd reduction(+ : s)
+    for (int64_t i = 0; i < n; ++i) s += load(gr, i) * load(yr, i);
+#pragma omp simd
+    for (int64_t i = 0; i < n; ++i) out[i] = static_cast<T>(load(yr, i) * (load(gr, i) - s));
+  }
+}
+
+template <typename T, bool kLog>
+void backward_rows(const T* g, const T* y, T* gi, int64_t rows, int64_t n) {
+  parallel_for(rows, row_grain(n), [&](int64_t begin, int64_t end) {
+    for (int64_t r = begin; r < end; ++r) backward_row<T, kLog>(g + r * n, y + r * n, gi + r * n, n);
+  });
+}
+
+template <typename T, bool kLog>
+TL_CPU_MULTIVERSION void backward_lane_block(const T* g, const T* y, T* gi, int64_t n, int64_t inner,
+                                             int64_t lanes) {
+  using op_t = opmath_t<T>;
+  op_t sum[kLanes];
+  for (int64_t l = 0; l < lanes; ++l) sum[l] = 0;
+  for (int64_t j = 0; j < n; ++j) {
+    const T* gj = g + j * inner;
+    const T* yj = y + j * inner;
+#pragma omp simd
+    for (int64_t l = 0; l < lanes; ++l) sum[l] += kLog ? load(gj, l) : load(gj, l) * load(yj, l);
+  }
+  for (int64_t j = 0; j < n; ++j) {
+    const T* gj = g + j * inner;
+    const T* yj = y + j * inner;
+    T* out = gi + j * inner;
+#pragma omp simd
+    for (int64_t l = 0; l < lanes; ++l)
+      out[l] = static_cast<T>(kLog ? load(gj, l) - scalar_math::exp(load(yj, l)) * sum[l]
+                                   : load(yj, l) * (load(gj, l) - sum[l]));
+  }
+}
+
+template <typename T, bool kLog>
+void backward_lanes(const T* g, const T* y, T* gi, const Slices& s) {
+  for_each_lane_block(s, [&](int64_t o, int64_t i0, int64_t lanes) {
+    const int64_t base = o * s.n * s.inner + i0;
+    backward_lane_block<T, kLog>(g + base, y + base, gi + base, s.n, s.inner, lanes);
+  });
+}
+
+// ------------------------------------------------------------------------------------ entry points
+
+// out itself when it is contiguous in dtype t, else a contiguous temporary copied into it by finish().
+Tensor target_for(const Tensor& out, ScalarType t) {
+  return out.is_contiguous() && out.scalar_type() == t ? out : empty_tensor(out.sizes(), t, out.device());
+}
+void finish(const Tensor& out, const Tensor& result) {
+  if (!result.is_same(out)) copy_cast_cpu(out, result);
+}
+
+template <bool kLog>
+void softmax_forward(const char* lastdim_name, const char* name, const Tensor& self, int64_t dim, bool half_to_float,
+                     const Tensor& out) {
+  TL_CHECK(!half_to_float, kLog ? "log_softmax" : "softmax", " with half to float conversion is not supported on CPU");
+  const Slices s = slices_of(self, dim);
+  const ScalarType t = self.scalar_type();
+  dispatch_floating(t, s.inner == 1 ? lastdim_name : name, [&](auto tag) {
+    using T = decltype(tag);
+    if (self.numel() == 0) return;
+    const Tensor x = contiguous_as(self, t);
+    const Tensor y = target_for(out, t);
+    if (s.inner == 1)
+      forward_rows<T, kLog>(x.data<T>(), y.data<T>(), s.outer, s.n);
+    else
+      forward_lanes<T, kLog>(x.data<T>(), y.data<T>(), s);
+    finish(out, y);
+  });
+}
+
+template <bool kLog>
+void softmax_backward(const char* lastdim_name, const char* name, const Tensor& grad_output, const Tensor& output,
+                      int64_t dim, const Tensor& out) {
+  const Slices s = slices_of(output, dim);
+  const ScalarType t = grad_output.scalar_type();
+  dispatch_floating(t, s.inner == 1 ? lastdim_name : name, [&](auto tag) {
+    using T = decltype(tag);
+    if (output.numel() == 0) return;
+    const Tensor g = contiguous_as(grad_output, t);
+    const Tensor y = contiguous_as(output, t);
+    const Tensor gi = target_for(out, t);
+    if (s.inner == 1)
+      backward_rows<T, kLog>(g.data<T>(), y.data<T>(), gi.data<T>(), s.outer, s.n);
+    else
+      backward_lanes<T, kLog>(g.data<T>(), y.data<T>(), gi.data<T>(), s);
+    finish(out, gi);
+  });
+}
+
+}  // namespace
+
+void kernels::softmax_out_cpu(const Tensor& self, int64_t dim, bool half_to_float, const Tensor& out) {
+  softmax_forward<false>("softmax_lastdim_kernel_impl", "softmax_kernel_impl", self, dim, half_to_float, out);
+}
+
+void kernels::log_softmax_out_cpu(const Tensor& self, int64_t dim, bool half_to_float, const Tensor& out) {
+  softmax_forward<true>("log_softmax_lastdim_kernel_impl", "log_softmax_kernel_impl", self, dim, half_to_float, out);
+}
+
+void kernels::softmax_backward_data_out_cpu(const Tensor& grad_output, const Tensor& output, int64_t dim,
+                                            std::optional<ScalarType> input_dtype, const Tensor& out) {
+  softmax_backward<false>("softmax_backward_lastdim_kernel_impl", "softmax_backward_kernel_impl", grad_output, output,
+                          dim, out);
+}
+
+void kernels::log_softmax_backward_data_out_cpu(const Tensor& grad_output, const Tensor& output, int64_t dim,
+                                                std::optional<ScalarType> input_dtype, const Tensor& out) {
+  softmax_backward<true>("log_softmax_backward_lastdim_kernel_impl", "log_softmax_backward_kernel_impl", grad_output,
+                         output, dim, out);
+}
+
+}  // namespace torchlite
