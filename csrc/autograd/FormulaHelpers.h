@@ -118,6 +118,11 @@ Tensor cummaxmin_backward(const Tensor& grad, const Tensor& self, const Tensor& 
 // along dim.
 Tensor softmax_double_backward(const Tensor& grad, const Tensor& grad_output, const Tensor& output, int64_t dim);
 Tensor log_softmax_double_backward(const Tensor& grad, const Tensor& grad_output, const Tensor& output, int64_t dim);
+// _cross_entropy_forward's gradient: the fused backward of the loss, plus log_softmax's backward of a
+// gradient reaching log_probs (double backward); either grad may be undefined.
+Tensor cross_entropy_forward_backward(const Tensor& grad_output, const Tensor& grad_log_probs, const Tensor& log_probs,
+                                      const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction,
+                                      int64_t ignore_index, const Tensor& total_weight);
 
 // Forward mode (`jvp:` formulas): each takes self's tangent self_t (self's shape)
 // and gives the output's tangent, J self_t with J the Jacobian the op's backward

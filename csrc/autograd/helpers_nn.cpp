@@ -2,6 +2,9 @@
 // higher-order gradients record through them.
 #include "autograd/FormulaHelpers.h"
 #include "autograd/helpers_common.h"
+#include "ops/_cross_entropy_backward.h"
+#include "ops/_log_softmax_backward_data.h"
+#include "ops/add_Tensor.h"
 #include "ops/exp.h"
 #include "ops/mul_Tensor.h"
 #include "ops/neg.h"
@@ -37,6 +40,18 @@ Tensor softmax_double_backward(const Tensor& grad, const Tensor& grad_output, co
 Tensor log_softmax_double_backward(const Tensor& grad, const Tensor& grad_output, const Tensor& output,
                                    int64_t dim) {
   return neg(mul(mul(grad, exp(output)), sum_along(grad_output, dim)));
+}
+
+Tensor cross_entropy_forward_backward(const Tensor& grad_output, const Tensor& grad_log_probs, const Tensor& log_probs,
+                                      const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction,
+                                      int64_t ignore_index, const Tensor& total_weight) {
+  Tensor grad;
+  if (grad_output.defined())
+    grad = _cross_entropy_backward(grad_output, log_probs, target, weight, reduction, ignore_index, total_weight);
+  if (!grad_log_probs.defined()) return grad;
+  Tensor through_log_probs = _log_softmax_backward_data(grad_log_probs, log_probs, log_probs.dim() == 1 ? 0 : 1,
+                                                        log_probs.scalar_type());
+  return grad.defined() ? add(grad, through_log_probs) : through_log_probs;
 }
 
 }  // namespace torchlite::autograd

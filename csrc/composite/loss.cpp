@@ -7,6 +7,7 @@
 #include "kernels/nll_loss.h"
 #include "kernels/nll_loss2d.h"
 #include "kernels/nll_loss_nd.h"
+#include "ops/_cross_entropy_forward.h"
 #include "ops/div_Tensor.h"
 #include "ops/eq_Tensor.h"
 #include "ops/gather.h"
@@ -85,7 +86,6 @@ Tensor composite::cross_entropy_loss(const Tensor& self, const Tensor& target, c
   TL_CHECK_VALUE(self.dim() >= 1, "Expected 1 or more dimensions (got ", self.dim(), ")");
   const int64_t class_dim = self.dim() == 1 ? 0 : 1;
   const int64_t n_classes = self.size(class_dim);
-  const Tensor logp = torchlite::log_softmax(self, class_dim, std::nullopt);
   if (is_floating_type(target.scalar_type())) {  // class probabilities
     TL_CHECK(self.sizes().equals(target.sizes()), "Expected input and target to have the same shape for class "
              "probabilities, got input of shape ", to_string(self.sizes()), " and target of shape ",
@@ -95,10 +95,12 @@ Tensor composite::cross_entropy_loss(const Tensor& self, const Tensor& target, c
     if (label_smoothing > 0.0)
       t = torchlite::add(torchlite::mul(target, scalar(1.0 - label_smoothing)),
                          scalar(label_smoothing / static_cast<double>(n_classes)), Scalar(int64_t(1)));
-    return probability_loss(logp, t, weight, reduction, class_dim);
+    return probability_loss(torchlite::log_softmax(self, class_dim, std::nullopt), t, weight, reduction, class_dim);
   }
+  if (label_smoothing <= 0.0)  // the fused pair, whose backward writes no dense intermediate
+    return std::get<0>(torchlite::_cross_entropy_forward(self, target, weight, reduction, ignore_index));
+  const Tensor logp = torchlite::log_softmax(self, class_dim, std::nullopt);
   Tensor nll = torchlite::nll_loss_nd(logp, target, weight, reduction, ignore_index);
-  if (label_smoothing <= 0.0) return nll;
   // The uniform distribution's term: -sum over classes of weight * log_softmax, zero at ignored targets.
   const int64_t dims[] = {class_dim};
   Tensor per_class = weight ? torchlite::mul(logp, class_view(*weight, logp)) : logp;

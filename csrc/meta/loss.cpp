@@ -1,6 +1,9 @@
-// Output shapes and checks of the loss kernels (nll_loss_forward, nll_loss_backward), shared by all devices.
+// Output shapes and checks of the loss kernels (nll_loss_forward, nll_loss_backward, _cross_entropy_forward,
+// _cross_entropy_backward), shared by all devices.
 #include "dispatch/Meta.h"
 #include "kernels/NllLoss.h"
+#include "kernels/_cross_entropy_backward.h"
+#include "kernels/_cross_entropy_forward.h"
 #include "kernels/nll_loss_backward.h"
 #include "kernels/nll_loss_forward.h"
 
@@ -28,10 +31,12 @@ std::array<TensorMeta, 2> meta::nll_loss_meta(const Tensor& self, const Tensor& 
   return {like(std::move(out), self), like(DimVector(), self)};
 }
 
-TensorMeta meta::nll_loss_backward_meta(const Tensor& grad_output, const Tensor& self, const Tensor& target,
-                                        const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index,
-                                        const Tensor& total_weight) {
-  nll::check_reduction("nll_loss_backward", reduction);
+namespace {
+
+// grad_output is the loss's shape; total_weight one number.
+void check_loss_backward(const char* op, const Tensor& grad_output, const Tensor& self, const Tensor& target,
+                         const std::optional<Tensor>& weight, int64_t reduction, const Tensor& total_weight) {
+  nll::check_reduction(op, reduction);
   nll::check(self, target, weight);
   if (reduction == nll::kNone) {
     const DimVector expected = nll::none_shape(self, target);
@@ -43,7 +48,29 @@ TensorMeta meta::nll_loss_backward_meta(const Tensor& grad_output, const Tensor&
   }
   TL_CHECK(total_weight.numel() == 1, "expected total_weight to be a single element tensor, got: ",
            to_string(total_weight.sizes()), " (", total_weight.numel(), " elements)");
+}
+
+}  // namespace
+
+TensorMeta meta::nll_loss_backward_meta(const Tensor& grad_output, const Tensor& self, const Tensor& target,
+                                        const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index,
+                                        const Tensor& total_weight) {
+  check_loss_backward("nll_loss_backward", grad_output, self, target, weight, reduction, total_weight);
   return like(DimVector(self.sizes()), self);
+}
+
+std::array<TensorMeta, 3> meta::cross_entropy_meta(const Tensor& self, const Tensor& target,
+                                                   const std::optional<Tensor>& weight, int64_t reduction,
+                                                   int64_t ignore_index) {
+  auto [output, total_weight] = meta::nll_loss_meta(self, target, weight, reduction, ignore_index);
+  return {output, like(DimVector(self.sizes()), self), total_weight};
+}
+
+TensorMeta meta::cross_entropy_backward_meta(const Tensor& grad_output, const Tensor& log_probs, const Tensor& target,
+                                             const std::optional<Tensor>& weight, int64_t reduction,
+                                             int64_t ignore_index, const Tensor& total_weight) {
+  check_loss_backward("cross_entropy_backward", grad_output, log_probs, target, weight, reduction, total_weight);
+  return like(DimVector(log_probs.sizes()), log_probs);
 }
 
 }  // namespace torchlite

@@ -111,6 +111,12 @@ def _nll_backward_args(self, target, weight, reduction, ignore_index):
     return (grad, self, target, weight, reduction, ignore_index, total)
 
 
+def _ce_backward_args(self, target, weight, reduction, ignore_index):
+    output, log_probs, total = tl.nn.functional._cross_entropy_forward(self, target, weight, reduction, ignore_index)
+    grad = arr(tuple(output.shape), str(self.dtype).split(".")[-1], seed=7)
+    return (grad, log_probs, target, weight, reduction, ignore_index, total)
+
+
 def kernel_samples():
     """{full name: [(function, args, kwargs)]}: calls that take each path of a hand-written kernel."""
     return {
@@ -192,6 +198,9 @@ def kernel_samples():
         "nll_loss_forward": [(tl.nn.functional.nll_loss_forward, args, {}) for args in _nll_inputs()],
         "nll_loss_backward": [(tl.nn.functional.nll_loss_backward, _nll_backward_args(*args), {})
                               for args in _nll_inputs()],
+        "_cross_entropy_forward": [(tl.nn.functional._cross_entropy_forward, args, {}) for args in _nll_inputs()],
+        "_cross_entropy_backward": [(tl.nn.functional._cross_entropy_backward, _ce_backward_args(*args), {})
+                                    for args in _nll_inputs()],
         "cumsum": [(tl.cumsum, (arr((4, 5)), 1), {}), (tl.cumsum, (arr((3, 4, 2), transposed=True), 0), {}),
                    (tl.cumsum, (arr((6,), "int32"), 0), {}), (tl.cumsum, (arr((2, 3), "bool"), 1), {"dtype": tl.int64}),
                    (tl.cumsum, (arr((2, 600), seed=3), 1), {"dtype": tl.float64}), (tl.cumsum, (arr((0, 3)), 0), {})],

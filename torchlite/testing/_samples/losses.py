@@ -75,6 +75,18 @@ def _cross_entropy(self, target, weight, reduction, ignore_index, label_smoothin
     return (1 - label_smoothing) * nll + label_smoothing / c * smooth_loss
 
 
+def _ce_forward(self, target, weight, reduction, ignore_index):
+    logp = _log_softmax(self, 0 if self.ndim == 1 else 1)
+    output, total = _nll(logp, target, weight, reduction, ignore_index)
+    return output, logp, total
+
+
+def _ce_backward(grad_output, log_probs, target, weight, reduction, ignore_index, total_weight):
+    """nll_loss's dense gradient, then log_softmax's backward."""
+    g = _nll_backward(grad_output, log_probs, target, weight, reduction, ignore_index, total_weight)
+    return g - np.exp(log_probs) * np.sum(g, axis=0 if log_probs.ndim == 1 else 1, keepdims=True)
+
+
 def numpy_cases():
     """Full overload name -> (sample, NumPy reference of the sample's arguments as float64 arrays)."""
     return {
@@ -97,6 +109,15 @@ def numpy_cases():
             lambda: {"self": _logp((2, 3, 2, 2), 4), "target": _targets([[[0, 1], [2, 0]], [[1, 1], [2, 2]]]),
                      "reduction": 0},
             lambda self, target, reduction: _nll(self, target, None, 0, -100)[0]),
+        "_cross_entropy_forward": (
+            lambda: {"self": h.f32((4, 5)), "target": _targets([1, 0, -100, 4]),
+                     "weight": tl.tensor([0.5, 1.0, 2.0, 1.5, 0.25]), "reduction": 1, "ignore_index": -100},
+            _ce_forward),
+        "_cross_entropy_backward": (
+            lambda: {"grad_output": h.f32((2, 3)), "log_probs": _logp((2, 4, 3), 5),
+                     "target": _targets([[0, 3, -100], [2, 2, 1]]), "weight": tl.tensor([0.5, 1.0, 2.0, 1.5]),
+                     "reduction": 0, "ignore_index": -100, "total_weight": tl.tensor(0.0)},
+            _ce_backward),
         "cross_entropy_loss": (
             lambda: {"self": h.f32((4, 5)), "target": _targets([1, 0, -1, 4]),
                      "weight": tl.tensor([0.5, 1.0, 2.0, 1.5, 0.25]), "reduction": 1, "ignore_index": -1,
@@ -121,7 +142,8 @@ GRADCHECK_SAMPLES = {"nll_loss_backward": _nll_backward_float64, "cross_entropy_
 
 # The mean divides in float32.
 TOLERANCES = {name: {"float32": (1e-6, 1e-7)} for name in ("nll_loss_forward", "nll_loss_nd")}
-TOLERANCES["cross_entropy_loss"] = {"float32": (1e-5, 1e-6)}
+for _name in ("cross_entropy_loss", "_cross_entropy_forward", "_cross_entropy_backward"):
+    TOLERANCES[_name] = {"float32": (1e-5, 1e-6)}
 
 # (code, exception type, substrings of the message), run in a subprocess with a = ones(2, 3),
 # i = tensor([1, 2, 3]). Messages checked against PyTorch 2.13.
