@@ -23,11 +23,13 @@ class Sizes:
     mlp: tuple[int, ...] = (784, 512, 512, 10)  # layer widths, input first
     batch: int = 128
     softmax: tuple[int, int] = (4096, 1000)  # softmax, log_softmax and cross-entropy logits, rows x classes
+    conv: tuple[int, int, int] = (8, 64, 56)  # conv2d: batch, channels in and out, height = width (3x3, pad 1)
 
 
 FULL = Sizes()
 # For the smoke test: every code path, meaningless numbers.
-TINY = replace(FULL, numel=4096, rows=64, matmul=(8, 16, 32), mlp=(32, 16, 16, 10), batch=8, softmax=(64, 100))
+TINY = replace(FULL, numel=4096, rows=64, matmul=(8, 16, 32), mlp=(32, 16, 16, 10), batch=8, softmax=(64, 100),
+               conv=(2, 4, 8))
 
 
 class Inputs:
@@ -172,6 +174,38 @@ def _build_cross_entropy(lib: Library, sizes: Sizes, inputs: Inputs) -> Bench | 
     return Bench("step()", {"step": step}, lambda: to_numpy(step()))
 
 
+def _build_conv2d(backward: bool):
+    """conv2d with bias, 3x3, padding 1; with backward, the gradients of input, weight and bias (the weight's is
+    the reference)."""
+
+    def build(lib: Library, sizes: Sizes, inputs: Inputs) -> Bench | None:
+        if lib.name == "numpy":  # no convolution
+            return None
+        n, c, hw = sizes.conv
+        x = convert(lib, inputs.normal("conv_x", (n, c, hw, hw)), requires_grad=backward)
+        w = convert(lib, inputs.get("conv_w", lambda rng: (0.05 * rng.standard_normal((c, c, 3, 3))).astype(np.float32)),
+                    requires_grad=backward)
+        b = convert(lib, inputs.normal("conv_b", (c,)), requires_grad=backward)
+        conv2d = lib.module.nn.functional.conv2d
+        if not backward:
+            return Bench("conv2d(x, w, b, padding=1)", {"conv2d": conv2d, "x": x, "w": w, "b": b},
+                         lambda: to_numpy(conv2d(x, w, b, padding=1)))
+
+        def step():
+            conv2d(x, w, b, padding=1).sum().backward()
+            grad = w.grad
+            x.grad = w.grad = b.grad = None
+            return grad
+
+        return Bench("step()", {"step": step}, lambda: to_numpy(step()))
+
+    return build
+
+
+def _conv_label(what: str):
+    return lambda s: f"{what}, {s.conv[1]}→{s.conv[1]} 3×3, {s.conv[2]}×{s.conv[2]}, batch {s.conv[0]} float32"
+
+
 def _softmax_label(what: str):
     return lambda s: f"{what}, {s.softmax[0]}×{s.softmax[1]} float32"
 
@@ -309,6 +343,10 @@ CASES: list[Case] = [
     Case("nn.cross_entropy_backward", _softmax_label("`cross_entropy(a, target).backward()`"), 0.7,
          _build_cross_entropy, notes=["class-index targets, mean reduction; a.grad set to None after each; "
                                       "NumPy: no autograd, skipped"]),
+    Case("nn.conv2d", _conv_label("`conv2d(x, w, b, padding=1)`"), 1.0, _build_conv2d(False),
+         notes=["NumPy: no convolution, skipped"]),
+    Case("nn.conv2d_backward", _conv_label("`conv2d(...).sum().backward()`"), 1.0, _build_conv2d(True),
+         notes=["x, w, b require grad; grads set to None after each; NumPy: skipped"]),
     Case("mlp.step", _mlp_label, 1.0, _build_mlp,
          notes=["forward, log-softmax cross-entropy against one-hot targets, backward, "
                 f"SGD (lr {MLP_LR}) under no_grad, grads set to None; NumPy: no autograd, skipped"]),

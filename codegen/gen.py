@@ -93,6 +93,7 @@ class OpCtx:
     name: str
     overload: str
     schema: str
+    schema_literal: str  # the schema as a C++ string literal (a str default is quoted: padding="valid")
     kind: str
     params_decl: str  # C++ parameters with their defaults (the header)
     params: str  # without defaults
@@ -283,7 +284,8 @@ def op_context(nf: NativeFunction, first_default: int = 0, node_index: int = 0,
     if nf.promotion is not None:
         promo = PromotionCtx(_promotion_body(nf), nf.promotion.kind == "always_bool")
     ctx = OpCtx(
-        nf=nf, key=nf.key, name=s.name, overload=s.overload, schema=str(s), kind=nf.kind,
+        nf=nf, key=nf.key, name=s.name, overload=s.overload, schema=str(s),
+        schema_literal=_cpp_string(str(s)), kind=nf.kind,
         params_decl=", ".join(cpp.params(s, defaults=True, first_default=first_default)),
         params=", ".join(cpp.params(s, defaults=False)), args=args, ret=cpp.return_type(s),
         has_inplace="inplace" in nf.variants, has_out="out" in nf.variants, is_view=s.is_view,
@@ -328,6 +330,10 @@ class PySigCtx:
     requires_grad_index: int = -1  # factories: the Python-only requires_grad= argument
     ret_type: str = ""  # C++ variable of the named-tuple type of the result ("" for none)
     out_ret_type: str = ""  # and of the out= result
+
+    @property
+    def display_literal(self) -> str:  # a C++ string literal (a str default is quoted: padding="valid")
+        return _cpp_string(self.display)
 
 
 @dataclass

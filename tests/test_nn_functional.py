@@ -288,3 +288,51 @@ def test_cross_entropy_and_nll_loss_match_torch(shape, reduction, weighted, labe
         ours = F.nll_loss(tl.tensor(logp), tl.tensor(target), weight=w[0], reduction=reduction)
         theirs = TF.nll_loss(torch.tensor(logp), torch.tensor(target), weight=w[1], reduction=reduction)
         np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-10, atol=1e-12)
+
+
+# ------------------------------------------------------------------ convolution
+# (spatial dims, batch, in channels, out channels, input size, kernel, stride, padding, dilation, groups,
+#  transposed, output_padding)
+CONV_CASES = [
+    (2, 2, 3, 4, (7, 6), (3, 3), (1, 1), (0, 0), (1, 1), 1, False, (0, 0)),
+    (2, 2, 4, 6, (8, 7), (3, 2), (2, 1), (1, 2), (1, 2), 2, False, (0, 0)),
+    (1, 3, 2, 5, (9,), (4,), (2,), (1,), (1,), 1, False, (0,)),
+    (3, 1, 2, 2, (5, 4, 6), (2, 3, 2), (1, 2, 1), (1, 0, 1), (2, 1, 1), 2, False, (0, 0, 0)),
+    (2, 2, 4, 6, (5, 4), (3, 3), (2, 2), (1, 0), (1, 1), 2, True, (1, 0)),
+    (1, 2, 3, 2, (6,), (3,), (3,), (2,), (2,), 1, True, (2,)),
+    (3, 1, 2, 4, (3, 2, 3), (2, 2, 3), (2, 1, 2), (0, 1, 1), (1, 1, 1), 2, True, (1, 0, 0)),
+]
+
+
+@pytest.mark.parametrize("case", CONV_CASES, ids=[f"{'t' if c[10] else ''}conv{c[0]}d-{i}" for i, c in enumerate(CONV_CASES)])
+def test_convolutions_and_their_gradients_match_torch(case):
+    torch = pytest.importorskip("torch", reason="PyTorch is not installed: the comparison with it is optional")
+    import torch.nn.functional as TF
+
+    d, n, cin, cout, size, k, stride, padding, dilation, groups, transposed, output_padding = case
+    rng = np.random.default_rng(len(size) + cin)
+    arrays = [rng.standard_normal((n, cin) + size),
+              rng.standard_normal(((cin, cout // groups) if transposed else (cout, cin // groups)) + k),
+              rng.standard_normal(cout)]
+    name = f"conv_transpose{d}d" if transposed else f"conv{d}d"
+    kw = dict(stride=stride, padding=padding, dilation=dilation, groups=groups)
+    if transposed:
+        kw["output_padding"] = output_padding
+    ours_in = [tl.tensor(a, requires_grad=True) for a in arrays]
+    theirs_in = [torch.tensor(a, requires_grad=True) for a in arrays]
+    ours, theirs = getattr(F, name)(*ours_in, **kw), getattr(TF, name)(*theirs_in, **kw)
+    np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(), rtol=1e-10, atol=1e-10)
+    upstream = rng.standard_normal(tuple(theirs.shape))
+    ours.backward(tl.tensor(upstream))
+    theirs.backward(torch.tensor(upstream))
+    for a, b in zip(ours_in, theirs_in):
+        np.testing.assert_allclose(a.grad.numpy(), b.grad.numpy(), rtol=1e-10, atol=1e-10)
+
+
+def test_conv_same_padding_keeps_the_size_and_unbatched_inputs_work():
+    x, w = tl.randn(1, 3, 5, 6), tl.randn(4, 3, 2, 3)  # an even kernel: padding larger on one side
+    assert F.conv2d(x, w, padding="same").shape == (1, 4, 5, 6)
+    assert F.conv2d(x, w, padding="valid").shape == (1, 4, 4, 4)
+    unbatched = F.conv2d(x[0], w, padding=1)
+    np.testing.assert_array_equal(unbatched.numpy(), F.conv2d(x, w, padding=1)[0].numpy())
+    assert tl.conv2d is F.conv2d  # PyTorch's F.conv2d is its torch.conv2d

@@ -23,6 +23,8 @@ NOT_COMPARED = {
     "unique_dim": "torch reaches it only through torch.unique(dim=); tests/test_reductions.py covers it",
     "nll_loss_forward": "an ATen operator with no Python binding in torch (torch.ops.aten takes 1-D and 2-D inputs "
                         "only); compared through nll_loss_nd and in tests/test_nn_functional.py",
+    "convolution_backward": "an ATen operator with no Python binding in torch; its results are compared through "
+                            "the gradients of F.conv* in tests/test_nn_functional.py",
     "nll_loss_backward": "an ATen operator with no Python binding in torch; its results are compared through the "
                          "gradients of F.nll_loss and F.cross_entropy in tests/test_nn_functional.py",
 }

@@ -118,6 +118,17 @@ Tensor cummaxmin_backward(const Tensor& grad, const Tensor& self, const Tensor& 
 // along dim.
 Tensor softmax_double_backward(const Tensor& grad, const Tensor& grad_output, const Tensor& output, int64_t dim);
 Tensor log_softmax_double_backward(const Tensor& grad, const Tensor& grad_output, const Tensor& output, int64_t dim);
+// convolution's tangent: convolution(input_t, weight, bias_t) + convolution(input, weight_t).
+Tensor convolution_jvp(const Tensor& input_t, const Tensor& weight_t, const std::optional<Tensor>& bias_t,
+                       const Tensor& input, const Tensor& weight, IntArrayRef stride, IntArrayRef padding,
+                       IntArrayRef dilation, bool transposed, IntArrayRef output_padding, int64_t groups);
+// convolution_backward's gradients for (grad_output, input, weight) from those of its three outputs (any
+// of them undefined): convolutions of ggI with weight and of input with ggW, plus ggb, for grad_output;
+// grad_input with ggW as the weight for input; grad_weight with ggI as the input for weight.
+std::tuple<Tensor, Tensor, Tensor> convolution_double_backward(
+    const Tensor& ggI, const Tensor& ggW, const Tensor& ggb, const Tensor& grad_output, const Tensor& input,
+    const Tensor& weight, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool transposed,
+    IntArrayRef output_padding, int64_t groups, std::array<bool, 3> grad_input_mask);
 // _cross_entropy_forward's gradient: the fused backward of the loss, plus log_softmax's backward of a
 // gradient reaching log_probs (double backward); either grad may be undefined.
 Tensor cross_entropy_forward_backward(const Tensor& grad_output, const Tensor& grad_log_probs, const Tensor& log_probs,

@@ -5,6 +5,10 @@
 #include "ops/_cross_entropy_backward.h"
 #include "ops/_log_softmax_backward_data.h"
 #include "ops/add_Tensor.h"
+#include "ops/convolution.h"
+#include "ops/convolution_backward.h"
+#include "ops/expand.h"
+#include "ops/view.h"
 #include "ops/exp.h"
 #include "ops/mul_Tensor.h"
 #include "ops/neg.h"
@@ -52,6 +56,45 @@ Tensor cross_entropy_forward_backward(const Tensor& grad_output, const Tensor& g
   Tensor through_log_probs = _log_softmax_backward_data(grad_log_probs, log_probs, log_probs.dim() == 1 ? 0 : 1,
                                                         log_probs.scalar_type());
   return grad.defined() ? add(grad, through_log_probs) : through_log_probs;
+}
+
+Tensor convolution_jvp(const Tensor& input_t, const Tensor& weight_t, const std::optional<Tensor>& bias_t,
+                       const Tensor& input, const Tensor& weight, IntArrayRef stride, IntArrayRef padding,
+                       IntArrayRef dilation, bool transposed, IntArrayRef output_padding, int64_t groups) {
+  return add(convolution(input_t, weight, bias_t, stride, padding, dilation, transposed, output_padding, groups),
+             convolution(input, weight_t, std::nullopt, stride, padding, dilation, transposed, output_padding, groups));
+}
+
+std::tuple<Tensor, Tensor, Tensor> convolution_double_backward(
+    const Tensor& ggI, const Tensor& ggW, const Tensor& ggb, const Tensor& grad_output, const Tensor& input,
+    const Tensor& weight, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool transposed,
+    IntArrayRef output_padding, int64_t groups, std::array<bool, 3> grad_input_mask) {
+  auto plus = [](const Tensor& a, const Tensor& b) { return a.defined() ? add(a, b) : b; };
+  Tensor g_grad_output, g_input, g_weight;
+  if (grad_input_mask[0]) {
+    if (ggI.defined())
+      g_grad_output = convolution(ggI, weight, std::nullopt, stride, padding, dilation, transposed, output_padding,
+                                  groups);
+    if (ggW.defined())
+      g_grad_output = plus(g_grad_output, convolution(input, ggW, std::nullopt, stride, padding, dilation, transposed,
+                                                      output_padding, groups));
+    if (ggb.defined()) {
+      DimVector shape(static_cast<size_t>(grad_output.dim()), 1);
+      shape[1] = ggb.numel();
+      g_grad_output = plus(g_grad_output, expand(view(ggb, shape.ref()), grad_output.sizes()));
+    }
+  }
+  if (grad_input_mask[1] && ggW.defined()) {
+    const bool mask[] = {true, false, false};
+    g_input = std::get<0>(convolution_backward(grad_output, input, ggW, stride, padding, dilation, transposed,
+                                               output_padding, groups, ArrayRef<bool>(mask)));
+  }
+  if (grad_input_mask[2] && ggI.defined()) {
+    const bool mask[] = {false, true, false};
+    g_weight = std::get<1>(convolution_backward(grad_output, ggI, weight, stride, padding, dilation, transposed,
+                                                output_padding, groups, ArrayRef<bool>(mask)));
+  }
+  return {g_grad_output, g_input, g_weight};
 }
 
 }  // namespace torchlite::autograd

@@ -1,6 +1,7 @@
 #pragma once
 // Non-owning views of contiguous arrays (sizes, strides, tensor lists) and a
 // small vector that keeps up to 6 dims inline.
+#include <array>
 #include <cstdint>
 #include <cstring>
 #include <initializer_list>
@@ -18,6 +19,8 @@ class ArrayRef {
   constexpr ArrayRef(std::initializer_list<T> il) : data_(il.begin()), size_(il.size()) {}
   template <size_t N>
   constexpr ArrayRef(const T (&arr)[N]) : data_(arr), size_(N) {}
+  template <size_t N>  // a backward node's grad_input_mask passed as a bool[N] argument
+  constexpr ArrayRef(const std::array<T, N>& arr) : data_(arr.data()), size_(N) {}
   explicit ArrayRef(const T& one) : data_(&one), size_(1) {}
 
   const T* data() const { return data_; }

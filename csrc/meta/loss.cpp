@@ -1,6 +1,6 @@
 // Output shapes and checks of the loss kernels (nll_loss_forward, nll_loss_backward, _cross_entropy_forward,
 // _cross_entropy_backward), shared by all devices.
-#include "dispatch/Meta.h"
+#include "dispatch/ExactMeta.h"
 #include "kernels/NllLoss.h"
 #include "kernels/_cross_entropy_backward.h"
 #include "kernels/_cross_entropy_forward.h"
@@ -9,26 +9,13 @@
 
 namespace torchlite {
 
-namespace {
-
-TensorMeta like(DimVector sizes, const Tensor& self) {
-  TensorMeta m;
-  m.sizes = std::move(sizes);
-  m.dtype = self.scalar_type();
-  m.device = self.device();
-  m.exact_dtype = true;
-  return m;
-}
-
-}  // namespace
-
 std::array<TensorMeta, 2> meta::nll_loss_meta(const Tensor& self, const Tensor& target,
                                               const std::optional<Tensor>& weight, int64_t reduction,
                                               int64_t ignore_index) {
   nll::check_reduction("nll_loss", reduction);
   nll::check(self, target, weight);
   DimVector out = reduction == nll::kNone ? nll::none_shape(self, target) : DimVector();
-  return {like(std::move(out), self), like(DimVector(), self)};
+  return {exact_meta(std::move(out), self), exact_meta(DimVector(), self)};
 }
 
 namespace {
@@ -56,21 +43,21 @@ TensorMeta meta::nll_loss_backward_meta(const Tensor& grad_output, const Tensor&
                                         const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index,
                                         const Tensor& total_weight) {
   check_loss_backward("nll_loss_backward", grad_output, self, target, weight, reduction, total_weight);
-  return like(DimVector(self.sizes()), self);
+  return exact_meta(DimVector(self.sizes()), self);
 }
 
 std::array<TensorMeta, 3> meta::cross_entropy_meta(const Tensor& self, const Tensor& target,
                                                    const std::optional<Tensor>& weight, int64_t reduction,
                                                    int64_t ignore_index) {
   auto [output, total_weight] = meta::nll_loss_meta(self, target, weight, reduction, ignore_index);
-  return {output, like(DimVector(self.sizes()), self), total_weight};
+  return {output, exact_meta(DimVector(self.sizes()), self), total_weight};
 }
 
 TensorMeta meta::cross_entropy_backward_meta(const Tensor& grad_output, const Tensor& log_probs, const Tensor& target,
                                              const std::optional<Tensor>& weight, int64_t reduction,
                                              int64_t ignore_index, const Tensor& total_weight) {
   check_loss_backward("cross_entropy_backward", grad_output, log_probs, target, weight, reduction, total_weight);
-  return like(DimVector(log_probs.sizes()), log_probs);
+  return exact_meta(DimVector(log_probs.sizes()), log_probs);
 }
 
 }  // namespace torchlite

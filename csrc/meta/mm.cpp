@@ -2,7 +2,7 @@
 #include <cctype>
 #include <string>
 
-#include "dispatch/Meta.h"
+#include "dispatch/ExactMeta.h"
 #include "kernels/addmm.h"
 #include "kernels/baddbmm.h"
 #include "kernels/bmm.h"
@@ -23,16 +23,6 @@ std::string lower_name(ScalarType t) {
 void check_same_device(const Tensor& a, const Tensor& b) {
   TL_CHECK(a.device() == b.device(), "Expected all tensors to be on the same device, but found at least two "
            "devices, ", to_string(a.device()), " and ", to_string(b.device()), "!");
-}
-
-// An out= target must have the inputs' dtype exactly, as PyTorch requires of the matrix products.
-TensorMeta make_meta(DimVector sizes, const Tensor& like) {
-  TensorMeta m;
-  m.sizes = std::move(sizes);
-  m.dtype = like.scalar_type();
-  m.device = like.device();
-  m.exact_dtype = true;
-  return m;
 }
 
 // bmm's checks, shared with baddbmm.
@@ -57,12 +47,12 @@ TensorMeta meta::mm_meta(const Tensor& self, const Tensor& mat2) {
   TL_CHECK(self.scalar_type() == mat2.scalar_type(), "expected m1 and m2 to have the same dtype, but got: ",
            lower_name(self.scalar_type()), " != ", lower_name(mat2.scalar_type()));
   check_same_device(self, mat2);
-  return make_meta({self.size(0), mat2.size(1)}, self);
+  return exact_meta({self.size(0), mat2.size(1)}, self);
 }
 
 TensorMeta meta::bmm_meta(const Tensor& self, const Tensor& mat2) {
   check_bmm(self, mat2);
-  return make_meta({self.size(0), self.size(1), mat2.size(2)}, self);
+  return exact_meta({self.size(0), self.size(1), mat2.size(2)}, self);
 }
 
 TensorMeta meta::addmm_meta(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta,
@@ -79,7 +69,7 @@ TensorMeta meta::addmm_meta(const Tensor& self, const Tensor& mat1, const Tensor
   check_same_device(mat1, mat2);
   int64_t sizes[2] = {mat1.size(0), mat2.size(1)};
   expand(self, IntArrayRef(sizes, 2));  // PyTorch's broadcast check and message
-  return make_meta({sizes[0], sizes[1]}, mat1);
+  return exact_meta({sizes[0], sizes[1]}, mat1);
 }
 
 TensorMeta meta::baddbmm_meta(const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta,
@@ -91,7 +81,7 @@ TensorMeta meta::baddbmm_meta(const Tensor& self, const Tensor& batch1, const Te
            lower_name(batch2.scalar_type()));
   check_bmm(batch1, batch2);
   check_same_device(self, batch1);
-  return make_meta({sizes[0], sizes[1], sizes[2]}, batch1);
+  return exact_meta({sizes[0], sizes[1], sizes[2]}, batch1);
 }
 
 }  // namespace torchlite

@@ -1,6 +1,6 @@
 // Output shapes and checks of softmax's and log_softmax's kernels and of their backward ops, shared by all
 // devices.
-#include "dispatch/Meta.h"
+#include "dispatch/ExactMeta.h"
 #include "kernels/_log_softmax.h"
 #include "kernels/_log_softmax_backward_data.h"
 #include "kernels/_softmax.h"
@@ -12,22 +12,13 @@ namespace {
 
 bool is_reduced_float(ScalarType t) { return t == ScalarType::Half || t == ScalarType::BFloat16; }
 
-TensorMeta exact(const Tensor& like, ScalarType dtype) {
-  TensorMeta m;
-  m.sizes = DimVector(like.sizes());
-  m.dtype = dtype;
-  m.device = like.device();
-  m.exact_dtype = true;
-  return m;
-}
-
 }  // namespace
 
 TensorMeta meta::softmax_meta(const Tensor& self, int64_t dim, bool half_to_float) {
   self.wrap_dim(dim);  // range check
   TL_CHECK(!half_to_float || is_reduced_float(self.scalar_type()),
            "conversion is supported for Half type only");
-  return exact(self, half_to_float ? ScalarType::Float : self.scalar_type());
+  return exact_meta(DimVector(self.sizes()), self, half_to_float ? ScalarType::Float : self.scalar_type());
 }
 
 // The gradient has the softmax input's dtype: grad_output's, or float16/bfloat16 from a float32 grad_output
@@ -43,7 +34,7 @@ TensorMeta meta::softmax_backward_meta(const Tensor& grad_output, const Tensor& 
   grad_output.wrap_dim(dim);
   ScalarType t = grad_output.scalar_type();
   if (input_dtype && t == ScalarType::Float && is_reduced_float(*input_dtype)) t = *input_dtype;
-  return exact(grad_output, t);
+  return exact_meta(DimVector(grad_output.sizes()), grad_output, t);
 }
 
 }  // namespace torchlite

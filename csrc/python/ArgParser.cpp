@@ -340,4 +340,17 @@ IntArrayRef ParsedArgs::intlist(int i, int size) {
   return v.ref();
 }
 
+ArrayRef<bool> ParsedArgs::boollist(int i) {
+  PyObject* o = obj[i];
+  const Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
+  TL_CHECK_TYPE(n <= kMax, "expected at most ", kMax, " bools, got ", n);
+  PyObject** items = PySequence_Fast_ITEMS(o);
+  for (Py_ssize_t k = 0; k < n; ++k) {
+    TL_CHECK_TYPE(PyBool_Check(items[k]), "expected a tuple of bools, but item ", k, " is of type ",
+                  Py_TYPE(items[k])->tp_name);
+    bools[k] = items[k] == Py_True;
+  }
+  return ArrayRef<bool>(bools, static_cast<size_t>(n));
+}
+
 }  // namespace torchlite::python

@@ -77,6 +77,8 @@ struct ParsedArgs {
   ArrayRef<Tensor> out_tensors(int i, int n);
   std::optional<Generator> generator_opt(int i);
   IntArrayRef intlist(int i, int size);  // size: N of int[N], for a bare int
+  bool bools[kMax] = {};
+  ArrayRef<bool> boollist(int i);  // a tuple or list of bools (bool[N]: convolution_backward's output_mask)
   std::optional<IntArrayRef> intlist_opt(int i, int size) {
     return has(i) ? std::optional<IntArrayRef>(intlist(i, size)) : std::nullopt;
   }

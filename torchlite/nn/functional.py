@@ -187,6 +187,17 @@ def dropout(input, p=0.5, training=True, inplace=False):
     return result
 
 
+# ------------------------------------------------------------------ convolution
+# PyTorch's F.conv* are its torch.conv* builtins: the schema's ops (padding an int, a tuple, 'same' or
+# 'valid'; an unbatched input gets a batch of one).
+conv1d = _fn.conv1d
+conv2d = _fn.conv2d
+conv3d = _fn.conv3d
+conv_transpose1d = _fn.conv_transpose1d
+conv_transpose2d = _fn.conv_transpose2d
+conv_transpose3d = _fn.conv_transpose3d
+
+
 # ------------------------------------------------------------------ losses
 _REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
 

@@ -1,0 +1,138 @@
+#pragma once
+// The checked arguments and geometry of convolution / convolution_backward, shared by the meta functions
+// and the kernels (kernels/gpu/conv.inc). Messages follow PyTorch's.
+//
+// Both directions run on one underlying convolution between an "image" (the input of a convolution, the
+// output of a transposed one) and its "columns" (im2col's layout: per image channel, K kernel offsets by
+// L output positions): a convolution multiplies the weight into im2col(image); a transposed one
+// col2im's the weight times its input.
+#include <optional>
+#include <string>
+
+#include "core/Error.h"
+#include "core/Tensor.h"
+
+namespace torchlite::conv {
+
+constexpr int kMaxSpatial = 3;
+
+// Sizes and steps of the spatial dims, passed by value to the kernels.
+struct Geometry {
+  int d = 0;                      // spatial dims
+  int64_t img[kMaxSpatial] = {};  // the image's spatial sizes
+  int64_t col[kMaxSpatial] = {};  // the convolution's output positions
+  int64_t k[kMaxSpatial] = {}, stride[kMaxSpatial] = {}, pad[kMaxSpatial] = {}, dil[kMaxSpatial] = {};
+  int64_t K = 1, L = 1, I = 1;    // kernel offsets, output positions, image positions
+};
+
+struct Params {
+  int64_t n = 0, c_in = 0, c_out = 0, groups = 1;
+  bool transposed = false;
+  DimVector out_sizes;  // (N, C_out, spatial...)
+  Geometry g;
+};
+
+inline std::string dims_text(const int64_t* v, int d) {
+  std::string s = "(";
+  for (int j = 0; j < d; ++j) s += (j ? " x " : "") + std::to_string(v[j]);
+  return s + ")";
+}
+
+inline void check_list(const char* name, IntArrayRef v, int d) {
+  TL_CHECK(static_cast<int>(v.size()) == d, "expected ", name, " to be a single integer value or a list of ", d,
+           " values to match the convolution dimensions, but got ", name, "=", to_string(v));
+}
+
+inline Params check(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride,
+                    IntArrayRef padding, IntArrayRef dilation, bool transposed, IntArrayRef output_padding,
+                    int64_t groups) {
+  const int64_t wd = weight.dim();
+  TL_CHECK(wd >= 3 && wd <= kMaxSpatial + 2, "convolution: expected a weight of 3 to ", kMaxSpatial + 2,
+           " dims (out_channels, in_channels / groups, kernel...), got weight of size ", to_string(weight.sizes()));
+  TL_CHECK(input.dim() == wd, "Expected ", wd, "-dimensional input for ", wd, "-dimensional weight ",
+           to_string(weight.sizes()), ", but got ", input.dim(), "-dimensional input of size ",
+           to_string(input.sizes()), " instead");
+  const int d = static_cast<int>(wd - 2);
+  check_list("stride", stride, d);
+  check_list("padding", padding, d);
+  check_list("dilation", dilation, d);
+  if (transposed) check_list("output_padding", output_padding, d);
+  TL_CHECK(groups > 0, "non-positive groups is not supported");
+  for (int j = 0; j < d; ++j) {
+    TL_CHECK(stride[j] > 0, "non-positive stride is not supported");
+    TL_CHECK(padding[j] >= 0, "negative padding is not supported");
+    TL_CHECK(dilation[j] > 0, "dilation should be greater than zero, but got ", to_string(dilation));
+    if (transposed) {
+      TL_CHECK(output_padding[j] >= 0, "negative output_padding is not supported");
+      TL_CHECK(output_padding[j] < stride[j] || output_padding[j] < dilation[j],
+               "output padding must be smaller than either stride or dilation, but got output_padding=",
+               to_string(output_padding), ", stride=", to_string(stride), ", dilation=", to_string(dilation));
+    }
+  }
+  TL_CHECK(input.scalar_type() == weight.scalar_type(), "expected scalar type ", scalar_type_name(input.scalar_type()),
+           " but found ", scalar_type_name(weight.scalar_type()));
+  TL_CHECK(input.device() == weight.device(), "Expected all tensors to be on the same device, but found at least two "
+           "devices, ", to_string(input.device()), " and ", to_string(weight.device()), "!");
+  Params p;
+  p.n = input.size(0);
+  p.c_in = input.size(1);
+  p.groups = groups;
+  p.transposed = transposed;
+  if (!transposed) {
+    TL_CHECK(weight.size(0) % groups == 0, "Given groups=", groups, ", expected weight to be divisible by ", groups,
+             " at dimension 0, but got weight of size [", to_string(weight.sizes()), "] instead");
+    TL_CHECK(p.c_in == weight.size(1) * groups, "Given groups=", groups, ", weight of size ", to_string(weight.sizes()),
+             ", expected input", to_string(input.sizes()), " to have ", weight.size(1) * groups,
+             " channels, but got ", p.c_in, " channels instead");
+    p.c_out = weight.size(0);
+  } else {
+    TL_CHECK(weight.size(0) % groups == 0, "Given groups=", groups, ", expected weight to be divisible by ", groups,
+             " at dimension 0, but got weight of size [", to_string(weight.sizes()), "] instead");
+    TL_CHECK(p.c_in == weight.size(0), "Given transposed=1, weight of size ", to_string(weight.sizes()),
+             ", expected input", to_string(input.sizes()), " to have ", weight.size(0), " channels, but got ",
+             p.c_in, " channels instead");
+    p.c_out = weight.size(1) * groups;
+  }
+  if (bias.has_value()) {
+    TL_CHECK(bias->dim() == 1 && bias->size(0) == p.c_out, "Given weight of size ", to_string(weight.sizes()),
+             ", expected bias to be 1-dimensional with ", p.c_out, " elements, but got bias of size ",
+             to_string(bias->sizes()), " instead");
+    TL_CHECK(bias->scalar_type() == input.scalar_type(), "Input type (", cpp_type_name(input.scalar_type()),
+             ") and bias type (", cpp_type_name(bias->scalar_type()), ") should be the same");
+  }
+  Geometry& g = p.g;
+  g.d = d;
+  p.out_sizes.push_back(p.n);
+  p.out_sizes.push_back(p.c_out);
+  int64_t in[kMaxSpatial], padded[kMaxSpatial], kernel[kMaxSpatial];
+  for (int j = 0; j < d; ++j) {
+    in[j] = input.size(j + 2);
+    g.k[j] = weight.size(j + 2);
+    g.stride[j] = stride[j];
+    g.pad[j] = padding[j];
+    g.dil[j] = dilation[j];
+    padded[j] = in[j] + 2 * padding[j];
+    kernel[j] = dilation[j] * (g.k[j] - 1) + 1;
+  }
+  for (int j = 0; j < d; ++j) {
+    if (!transposed) {
+      TL_CHECK(padded[j] >= kernel[j], "Calculated padded input size per channel: ", dims_text(padded, d),
+               ". Kernel size: ", dims_text(kernel, d), ". Kernel size can't be greater than actual input size");
+      g.img[j] = in[j];
+      g.col[j] = (padded[j] - kernel[j]) / stride[j] + 1;
+      p.out_sizes.push_back(g.col[j]);
+    } else {
+      g.col[j] = in[j];
+      g.img[j] = (in[j] - 1) * stride[j] - 2 * padding[j] + kernel[j] + output_padding[j];
+      TL_CHECK(g.img[j] > 0, "Given input size per channel: ", dims_text(in, d), ". Calculated output size per "
+               "channel: ", dims_text(g.img, d), ". Output size is too small");
+      p.out_sizes.push_back(g.img[j]);
+    }
+    g.K *= g.k[j];
+    g.L *= g.col[j];
+    g.I *= g.img[j];
+  }
+  return p;
+}
+
+}  // namespace torchlite::conv
