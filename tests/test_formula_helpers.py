@@ -115,6 +115,8 @@ CASES = {
     "softmax": (["softmax_jvp", "softmax_double_backward"], lambda x: tl.softmax(x, 1), lambda: [rand(3, 4)]),
     "log_softmax": (["log_softmax_jvp", "log_softmax_double_backward"], lambda x: tl.log_softmax(x, 0),
                     lambda: [rand(3, 4, 2)]),
+    "max_pool2d": (["max_pool_double_backward"], lambda x: tl.nn.functional.max_pool2d(x, 2, stride=1),
+                   lambda: [rand(2, 3, 4)]),
     "conv2d": (["convolution_double_backward", "convolution_jvp"],
                lambda x, w, b: tl.nn.functional.conv2d(x, w, b, stride=(2, 1), padding=1, groups=2),
                lambda: [rand(2, 4, 4, 3), rand(2, 2, 2, 3, seed=1), rand(2, seed=2)]),

@@ -336,3 +336,46 @@ def test_conv_same_padding_keeps_the_size_and_unbatched_inputs_work():
     unbatched = F.conv2d(x[0], w, padding=1)
     np.testing.assert_array_equal(unbatched.numpy(), F.conv2d(x, w, padding=1)[0].numpy())
     assert tl.conv2d is F.conv2d  # PyTorch's F.conv2d is its torch.conv2d
+
+
+# ------------------------------------------------------------------ pooling
+POOL_CASES = [
+    ("max_pool2d", (2, 3, 7, 6), dict(kernel_size=2)),
+    ("max_pool2d", (3, 7, 6), dict(kernel_size=(3, 2), stride=(2, 1), padding=1, dilation=(1, 2), ceil_mode=True)),
+    ("max_pool1d", (2, 3, 9), dict(kernel_size=3, stride=2, padding=1)),
+    ("max_pool3d", (1, 2, 5, 4, 6), dict(kernel_size=(2, 3, 2), stride=1, ceil_mode=True)),
+    ("avg_pool2d", (2, 3, 7, 6), dict(kernel_size=3, stride=2, padding=1)),
+    ("avg_pool2d", (2, 3, 7, 6), dict(kernel_size=3, stride=2, padding=1, count_include_pad=False, ceil_mode=True)),
+    ("avg_pool2d", (3, 5, 5), dict(kernel_size=2, divisor_override=3)),
+    ("avg_pool1d", (2, 3, 9), dict(kernel_size=4, stride=3, padding=2, ceil_mode=True)),
+    ("avg_pool3d", (1, 2, 5, 4, 6), dict(kernel_size=2, padding=1, count_include_pad=False)),
+]
+
+
+@pytest.mark.parametrize("name,shape,kw", POOL_CASES, ids=[f"{c[0]}-{i}" for i, c in enumerate(POOL_CASES)])
+def test_pooling_and_its_gradient_match_torch(name, shape, kw):
+    torch = pytest.importorskip("torch", reason="PyTorch is not installed: the comparison with it is optional")
+    import torch.nn.functional as TF
+
+    rng = np.random.default_rng(len(shape))
+    x = rng.standard_normal(shape)
+    ours_x, theirs_x = tl.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    ours, theirs = getattr(F, name)(ours_x, **kw), getattr(TF, name)(theirs_x, **kw)
+    np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(), rtol=1e-12, atol=1e-12)
+    upstream = rng.standard_normal(tuple(theirs.shape))
+    ours.backward(tl.tensor(upstream))
+    theirs.backward(torch.tensor(upstream))
+    np.testing.assert_allclose(ours_x.grad.numpy(), theirs_x.grad.numpy(), rtol=1e-12, atol=1e-12)
+    if name.startswith("max"):
+        _, ours_idx = getattr(F, name)(ours_x.detach(), return_indices=True, **kw)
+        _, theirs_idx = getattr(TF, name)(theirs_x.detach(), return_indices=True, **kw)
+        np.testing.assert_array_equal(ours_idx.numpy(), theirs_idx.numpy())
+
+
+def test_max_pool_propagates_nan_and_defaults_stride_to_the_kernel():
+    values, indices = F.max_pool1d(tl.tensor([[[1.0, float("nan"), 3.0, 2.0]]]), 2, return_indices=True)
+    assert np.isnan(values[0, 0, 0].item()) and values[0, 0, 1].item() == 3.0
+    assert indices.tolist() == [[[1, 2]]]
+    assert F.max_pool2d(tl.ones(1, 1, 6, 6), 3).shape == (1, 1, 2, 2)
+    assert list(inspect.signature(F.max_pool2d).parameters) == [
+        "input", "kernel_size", "stride", "padding", "dilation", "ceil_mode", "return_indices"]

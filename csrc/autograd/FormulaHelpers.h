@@ -118,6 +118,9 @@ Tensor cummaxmin_backward(const Tensor& grad, const Tensor& self, const Tensor& 
 // along dim.
 Tensor softmax_double_backward(const Tensor& grad, const Tensor& grad_output, const Tensor& output, int64_t dim);
 Tensor log_softmax_double_backward(const Tensor& grad, const Tensor& grad_output, const Tensor& output, int64_t dim);
+// _max_pool_backward's gradient for grad_output: grad (self's shape) gathered at indices within each plane
+// (the last len(kernel_size) dims).
+Tensor max_pool_double_backward(const Tensor& grad, const Tensor& indices, IntArrayRef kernel_size);
 // convolution's tangent: convolution(input_t, weight, bias_t) + convolution(input, weight_t).
 Tensor convolution_jvp(const Tensor& input_t, const Tensor& weight_t, const std::optional<Tensor>& bias_t,
                        const Tensor& input, const Tensor& weight, IntArrayRef stride, IntArrayRef padding,

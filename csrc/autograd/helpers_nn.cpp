@@ -8,6 +8,8 @@
 #include "ops/convolution.h"
 #include "ops/convolution_backward.h"
 #include "ops/expand.h"
+#include "ops/gather.h"
+#include "ops/reshape.h"
 #include "ops/view.h"
 #include "ops/exp.h"
 #include "ops/mul_Tensor.h"
@@ -56,6 +58,18 @@ Tensor cross_entropy_forward_backward(const Tensor& grad_output, const Tensor& g
   Tensor through_log_probs = _log_softmax_backward_data(grad_log_probs, log_probs, log_probs.dim() == 1 ? 0 : 1,
                                                         log_probs.scalar_type());
   return grad.defined() ? add(grad, through_log_probs) : through_log_probs;
+}
+
+Tensor max_pool_double_backward(const Tensor& grad, const Tensor& indices, IntArrayRef kernel_size) {
+  const int64_t lead = indices.dim() - static_cast<int64_t>(kernel_size.size());
+  DimVector g_shape, i_shape;
+  for (int64_t j = 0; j < lead; ++j) {
+    g_shape.push_back(grad.size(j));
+    i_shape.push_back(indices.size(j));
+  }
+  g_shape.push_back(-1);
+  i_shape.push_back(-1);
+  return reshape(gather(reshape(grad, g_shape.ref()), lead, reshape(indices, i_shape.ref())), indices.sizes());
 }
 
 Tensor convolution_jvp(const Tensor& input_t, const Tensor& weight_t, const std::optional<Tensor>& bias_t,

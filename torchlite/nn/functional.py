@@ -198,6 +198,52 @@ conv_transpose2d = _fn.conv_transpose2d
 conv_transpose3d = _fn.conv_transpose3d
 
 
+# ------------------------------------------------------------------ pooling
+def _pool_stride(stride):
+    """None (PyTorch's default): the kernel size, which the ops take as an empty stride."""
+    return () if stride is None else stride
+
+
+def _max_pool(name, input, kernel_size, stride, padding, dilation, ceil_mode, return_indices):
+    with_indices = getattr(_fn, f"{name}_with_indices", None) or getattr(_nn, f"{name}_with_indices")
+    values, indices = with_indices(input, kernel_size, _pool_stride(stride), padding, dilation, ceil_mode)
+    return (values, indices) if return_indices else values
+
+
+def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    """The maximum of each window along the last dim (with the flat index of each when return_indices)."""
+    return _max_pool("max_pool1d", input, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
+
+
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    """The maximum of each window over the last 2 dims (with the flat index of each when return_indices)."""
+    return _max_pool("max_pool2d", input, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
+
+
+def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    """The maximum of each window over the last 3 dims (with the flat index of each when return_indices)."""
+    return _max_pool("max_pool3d", input, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
+
+
+def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
+    """The average of each window along the last dim."""
+    return _fn.avg_pool1d(input, kernel_size, _pool_stride(stride), padding, ceil_mode, count_include_pad)
+
+
+def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+               divisor_override=None):
+    """The average of each window over the last 2 dims (divided by divisor_override when given)."""
+    return _nn.avg_pool2d(input, kernel_size, _pool_stride(stride), padding, ceil_mode, count_include_pad,
+                          divisor_override)
+
+
+def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+               divisor_override=None):
+    """The average of each window over the last 3 dims (divided by divisor_override when given)."""
+    return _nn.avg_pool3d(input, kernel_size, _pool_stride(stride), padding, ceil_mode, count_include_pad,
+                          divisor_override)
+
+
 # ------------------------------------------------------------------ losses
 _REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
 
