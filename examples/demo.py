@@ -28,3 +28,39 @@ loss.backward()
 print("loss =", loss, " grad_fn:", loss.grad_fn.name(), " w.grad =", w.grad)
 print("gradcheck(sin * exp):", tl.autograd.gradcheck(lambda t: t.sin() * t.exp(),
                                                     (tl.randn(3, dtype=tl.float64, requires_grad=True),)))
+
+# a small convnet trained with torchlite.nn.functional: tell horizontal from vertical bars in 8x8 images
+import torchlite.nn.functional as F
+
+tl.manual_seed(0)
+labels = tl.randint(0, 2, (64,))
+images = tl.randn(64, 1, 8, 8) * 0.3
+for k in range(64):
+    pos = k % 8
+    if labels[k].item() == 0:
+        images[k, 0, pos, :] += 1.0  # a horizontal bar
+    else:
+        images[k, 0, :, pos] += 1.0  # a vertical bar
+conv_w = (tl.randn(4, 1, 3, 3) * 0.5).requires_grad_()
+conv_b = tl.zeros(4, requires_grad=True)
+fc_w = (tl.randn(2, 4 * 4 * 4) * 0.1).requires_grad_()
+fc_b = tl.zeros(2, requires_grad=True)
+params = [conv_w, conv_b, fc_w, fc_b]
+
+
+def logits(x):
+    h = F.max_pool2d(F.relu(F.conv2d(x, conv_w, conv_b, padding=1)), 2)  # (N, 4, 4, 4)
+    return F.linear(h.flatten(1), fc_w, fc_b)
+
+
+for step in range(60):
+    loss = F.cross_entropy(logits(images), labels)
+    if step in (0, 59):
+        print(f"convnet step {step}: loss {loss.item():.4f}")
+    loss.backward()
+    with tl.no_grad():
+        for p in params:
+            p -= 0.5 * p.grad
+            p.grad = None
+accuracy = (logits(images).argmax(1) == labels).float().mean().item()
+print(f"convnet training accuracy: {accuracy:.2f}")
