@@ -379,3 +379,14 @@ def test_max_pool_propagates_nan_and_defaults_stride_to_the_kernel():
     assert F.max_pool2d(tl.ones(1, 1, 6, 6), 3).shape == (1, 1, 2, 2)
     assert list(inspect.signature(F.max_pool2d).parameters) == [
         "input", "kernel_size", "stride", "padding", "dilation", "ceil_mode", "return_indices"]
+
+
+@pytest.mark.parametrize("transposed", [False, True])
+def test_convolution_of_an_empty_batch_has_zero_weight_and_bias_gradients(transposed):
+    x = tl.randn(0, 3, 5, 5, requires_grad=True)
+    w = tl.randn(*((3, 4, 3, 3) if transposed else (4, 3, 3, 3)), requires_grad=True)
+    b = tl.randn(4, requires_grad=True)
+    y = (F.conv_transpose2d if transposed else F.conv2d)(x, w, b)
+    assert y.shape[0] == 0
+    y.sum().backward()
+    assert w.grad.abs().sum().item() == 0 and b.grad.tolist() == [0.0] * 4 and x.grad.shape == x.shape
