@@ -117,6 +117,8 @@ CASES = {
                     lambda: [rand(3, 4, 2)]),
     "max_pool2d": (["max_pool_double_backward"], lambda x: tl.nn.functional.max_pool2d(x, 2, stride=1),
                    lambda: [rand(2, 3, 4)]),
+    "constant_pad_nd": (["constant_pad_nd_backward"], lambda x: tl.constant_pad_nd(x, [1, -1, 2, 0], 1.5),
+                        lambda: [rand(2, 3, 4)]),
     "conv2d": (["convolution_double_backward", "convolution_jvp"],
                lambda x, w, b: tl.nn.functional.conv2d(x, w, b, stride=(2, 1), padding=1, groups=2),
                lambda: [rand(2, 4, 4, 3), rand(2, 2, 2, 3, seed=1), rand(2, seed=2)]),

@@ -390,3 +390,61 @@ def test_convolution_of_an_empty_batch_has_zero_weight_and_bias_gradients(transp
     assert y.shape[0] == 0
     y.sum().backward()
     assert w.grad.abs().sum().item() == 0 and b.grad.tolist() == [0.0] * 4 and x.grad.shape == x.shape
+
+
+# ------------------------------------------------------------------ padding
+PAD_SHAPES = [((2, 5), 1), ((2, 3, 5), 1), ((2, 4, 5), 2), ((1, 2, 4, 5), 2), ((2, 3, 4, 5), 3), ((1, 2, 3, 4, 5), 3)]
+
+
+def _pad_cases():
+    cases = []
+    for mode in ("constant", "reflect", "replicate", "circular"):
+        for shape, d in PAD_SHAPES:
+            for last in ((-2, 0), (0, 3), (4, 1), (1, -1), (-2, 4)):
+                if mode == "reflect" and max(last) >= shape[-1]:
+                    continue
+                cases.append((mode, shape, last + (1, 2, 0, 1)[:2 * d - 2]))
+    return cases
+
+
+@pytest.mark.parametrize("mode,shape,pad", _pad_cases(), ids=lambda v: str(v).replace(" ", ""))
+def test_pad_and_its_gradient_match_torch(mode, shape, pad):
+    torch = pytest.importorskip("torch", reason="PyTorch is not installed: the comparison with it is optional")
+    import torch.nn.functional as TF
+
+    rng = np.random.default_rng(len(shape) + len(pad))
+    x = rng.standard_normal(shape)
+    ours_x, theirs_x = tl.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    kw = {"value": 1.5} if mode == "constant" else {}
+    ours, theirs = F.pad(ours_x, pad, mode=mode, **kw), TF.pad(theirs_x, pad, mode=mode, **kw)
+    np.testing.assert_array_equal(ours.detach().numpy(), theirs.detach().numpy())
+    if mode == "circular" and pad[:2] == (-2, 4):
+        return  # a wrap around the cropped input more than once: PyTorch's gradient misses some of the reads
+    upstream = rng.standard_normal(tuple(theirs.shape))
+    ours.backward(tl.tensor(upstream))
+    theirs.backward(torch.tensor(upstream))
+    np.testing.assert_allclose(ours_x.grad.numpy(), theirs_x.grad.numpy(), rtol=1e-12, atol=1e-12)
+
+
+def test_circular_pad_wraps_around_what_a_negative_pad_leaves():
+    # PyTorch reads memory it never wrote for (4, -2), and its gradient for (-2, 4) misses reads: a pad
+    # longer than the cropped input wraps around it more than once.
+    x = tl.arange(5.0).reshape(1, 5)
+    assert F.pad(x, (4, -2), mode="circular").tolist() == [[2.0, 0.0, 1.0, 2.0, 0.0, 1.0, 2.0]]
+    assert F.pad(x, (-2, 4), mode="circular").tolist() == [[2.0, 3.0, 4.0, 2.0, 3.0, 4.0, 2.0]]
+    x = tl.tensor(np.random.default_rng(0).standard_normal((2, 5)), requires_grad=True)
+    for pad in ((4, -2), (-2, 4), (-1, 5)):
+        assert tl.autograd.gradcheck(lambda t: F.pad(t, pad, mode="circular"), (x,))
+    y = F.pad(x, (-2, 4), mode="circular")
+    y.sum().backward()
+    assert x.grad[0].tolist() == [0.0, 0.0, 3.0, 2.0, 2.0]
+
+
+def test_pad_signature_dtypes_and_constant_any_rank():
+    assert list(inspect.signature(F.pad).parameters) == ["input", "pad", "mode", "value"]
+    x = tl.arange(6).reshape(1, 2, 3)
+    assert F.pad(x, (1, 1), value=2.5).tolist() == [[[2, 0, 1, 2, 2], [2, 3, 4, 5, 2]]]
+    assert F.pad(x, (1, 1), mode="replicate").dtype == tl.int64
+    assert F.pad(x > 2, (1, 0), mode="circular").tolist() == [[[False, False, False, False], [True, True, True, True]]]
+    assert F.pad(tl.ones(1, 1, 1, 1, 1, 2), (1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0)).shape == (2, 1, 1, 1, 1, 4)
+    assert F.pad(tl.ones(0, 2, 3), (1, 1), mode="reflect").shape == (0, 2, 5)

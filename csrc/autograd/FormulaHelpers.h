@@ -121,6 +121,7 @@ Tensor log_softmax_double_backward(const Tensor& grad, const Tensor& grad_output
 // _max_pool_backward's gradient for grad_output: grad (self's shape) gathered at indices within each plane
 // (the last len(kernel_size) dims).
 Tensor max_pool_double_backward(const Tensor& grad, const Tensor& indices, IntArrayRef kernel_size);
+Tensor constant_pad_nd_backward(const Tensor& grad, IntArrayRef pad);
 // convolution's tangent: convolution(input_t, weight, bias_t) + convolution(input, weight_t).
 Tensor convolution_jvp(const Tensor& input_t, const Tensor& weight_t, const std::optional<Tensor>& bias_t,
                        const Tensor& input, const Tensor& weight, IntArrayRef stride, IntArrayRef padding,

@@ -5,6 +5,7 @@
 #include "ops/_cross_entropy_backward.h"
 #include "ops/_log_softmax_backward_data.h"
 #include "ops/add_Tensor.h"
+#include "ops/constant_pad_nd.h"
 #include "ops/convolution.h"
 #include "ops/convolution_backward.h"
 #include "ops/expand.h"
@@ -70,6 +71,12 @@ Tensor max_pool_double_backward(const Tensor& grad, const Tensor& indices, IntAr
   g_shape.push_back(-1);
   i_shape.push_back(-1);
   return reshape(gather(reshape(grad, g_shape.ref()), lead, reshape(indices, i_shape.ref())), indices.sizes());
+}
+
+Tensor constant_pad_nd_backward(const Tensor& grad, IntArrayRef pad) {
+  DimVector negated;
+  for (int64_t p : pad) negated.push_back(-p);
+  return constant_pad_nd(grad, negated.ref(), 0);
 }
 
 Tensor convolution_jvp(const Tensor& input_t, const Tensor& weight_t, const std::optional<Tensor>& bias_t,

@@ -244,6 +244,14 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
                           divisor_override)
 
 
+# ------------------------------------------------------------------ padding
+def pad(input, pad, mode="constant", value=None):
+    """Pads the trailing dims (pad: (before, after) pairs from the last dim backwards; negative crops).
+    mode 'constant' fills with value (0 when None) over any number of dims; 'reflect', 'replicate' and
+    'circular' pad 1 to 3 trailing dims of a batched or unbatched input."""
+    return _nn.pad(input, pad, mode, value)
+
+
 # ------------------------------------------------------------------ losses
 _REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
 

@@ -170,3 +170,13 @@ def result_type(operands):
         return higher
 
     return combine(dim_r, combine(zero_r, wrapped_r))
+
+
+def float64_backward_sample(numpy_cases, name):
+    """A gradcheck sample for a backward op (grad_output, self, ...) from its float32 sample: its result has
+    self's dtype, so self (which gets no gradient) goes to float64 too, for the numerical derivative to be
+    taken in float64."""
+    def sample():
+        args = numpy_cases()[name][0]()
+        return dict(args, grad_output=args["grad_output"].double(), self=args["self"].double())
+    return sample

@@ -13,6 +13,6 @@ A module may define:
   kernel that has a CPU twin.
 An op's sample is given once, in one module; the registry refuses a name the schema does not have.
 """
-from . import conv, core, creation, indexing, kernels, linalg, losses, pointwise, pool, reductions
+from . import conv, core, creation, indexing, kernels, linalg, losses, pad, pointwise, pool, reductions
 
-FAMILIES = (pointwise, core, creation, reductions, linalg, indexing, losses, conv, pool, kernels)
+FAMILIES = (pointwise, core, creation, reductions, linalg, indexing, losses, conv, pool, pad, kernels)

@@ -155,16 +155,8 @@ def numpy_cases():
     }
 
 
-def _float64(name):
-    """A backward op's result has self's dtype: self (which gets no gradient) in float64 too, so that the
-    numerical derivative is taken in float64."""
-    def sample():
-        args = numpy_cases()[name][0]()
-        return dict(args, grad_output=args["grad_output"].double(), self=args["self"].double())
-    return sample
-
-
-GRADCHECK_SAMPLES = {name: _float64(name) for name in ("_max_pool_backward", "_avg_pool_backward")}
+GRADCHECK_SAMPLES = {name: h.float64_backward_sample(numpy_cases, name)
+                     for name in ("_max_pool_backward", "_avg_pool_backward")}
 
 # Sums in float32 (overlapping windows add several gradients into one element).
 TOLERANCES = {name: {"float32": (1e-6, 1e-6)}
