@@ -24,12 +24,16 @@ class Sizes:
     batch: int = 128
     softmax: tuple[int, int] = (4096, 1000)  # softmax, log_softmax and cross-entropy logits, rows x classes
     conv: tuple[int, int, int] = (8, 64, 56)  # conv2d: batch, channels in and out, height = width (3x3, pad 1)
+    layer_norm: tuple[int, int] = (4096, 1024)  # rows x normalized features
+    batch_norm: tuple[int, int, int] = (64, 64, 28)  # batch, channels, height = width
+    pool: tuple[int, int, int] = (64, 64, 56)  # max/avg_pool2d 2x2: batch, channels, height = width
+    blitz: int = 64  # the batch of the 60-minute blitz's CIFAR-10 net (3x32x32 images)
 
 
 FULL = Sizes()
 # For the smoke test: every code path, meaningless numbers.
 TINY = replace(FULL, numel=4096, rows=64, matmul=(8, 16, 32), mlp=(32, 16, 16, 10), batch=8, softmax=(64, 100),
-               conv=(2, 4, 8))
+               conv=(2, 4, 8), layer_norm=(16, 32), batch_norm=(4, 3, 6), pool=(2, 3, 8), blitz=2)
 
 
 class Inputs:
@@ -202,6 +206,119 @@ def _build_conv2d(backward: bool):
     return build
 
 
+def _grad_step(f, inputs: list, reference_input):
+    """f(*inputs) then its backward from ones (sum()); grads set to None after; the gradient of
+    reference_input is the reference."""
+
+    def step():
+        f(*inputs).sum().backward()
+        grad = reference_input.grad
+        for t in inputs:
+            t.grad = None
+        return grad
+
+    return Bench("step()", {"step": step}, lambda: to_numpy(step()))
+
+
+def _build_layer_norm(lib: Library, sizes: Sizes, inputs: Inputs) -> Bench | None:
+    """layer_norm over the last dim with weight and bias, forward and backward (the input's gradient is the
+    reference)."""
+    if lib.name == "numpy":  # no autograd
+        return None
+    rows, n = sizes.layer_norm
+    x = convert(lib, inputs.normal("ln_x", (rows, n)), requires_grad=True)
+    w = convert(lib, inputs.get("ln_w", lambda rng: rng.uniform(0.5, 1.5, n).astype(np.float32)), requires_grad=True)
+    b = convert(lib, inputs.normal("ln_b", (n,)), requires_grad=True)
+    layer_norm = lib.module.nn.functional.layer_norm
+    g = convert(lib, inputs.normal("ln_g", (rows, n)))
+    return _grad_step(lambda x, w, b: layer_norm(x, (n,), w, b) * g, [x, w, b], x)
+
+
+def _build_batch_norm(backward: bool):
+    """batch_norm in training mode (batch statistics, running statistics updated) with weight and bias; with
+    backward, the gradients of input, weight and bias (the input's is the reference)."""
+
+    def build(lib: Library, sizes: Sizes, inputs: Inputs) -> Bench | None:
+        if lib.name == "numpy":  # no batch norm
+            return None
+        n, c, hw = sizes.batch_norm
+        x = convert(lib, inputs.normal("bn_x", (n, c, hw, hw)), requires_grad=backward)
+        w = convert(lib, inputs.get("bn_w", lambda rng: rng.uniform(0.5, 1.5, c).astype(np.float32)),
+                    requires_grad=backward)
+        b = convert(lib, inputs.normal("bn_b", (c,)), requires_grad=backward)
+        rm, rv = lib.module.zeros(c), lib.module.ones(c)
+        batch_norm = lib.module.nn.functional.batch_norm
+        if not backward:
+            return Bench("batch_norm(x, rm, rv, w, b, training=True)",
+                         {"batch_norm": batch_norm, "x": x, "rm": rm, "rv": rv, "w": w, "b": b},
+                         lambda: to_numpy(batch_norm(x, rm, rv, w, b, training=True)))
+        g = convert(lib, inputs.normal("bn_g", (n, c, hw, hw)))
+        return _grad_step(lambda x, w, b: batch_norm(x, rm, rv, w, b, training=True) * g, [x, w, b], x)
+
+    return build
+
+
+def _build_pool(fn: str):
+    """max_pool2d or avg_pool2d, 2x2, stride 2."""
+
+    def build(lib: Library, sizes: Sizes, inputs: Inputs) -> Bench | None:
+        if lib.name == "numpy":  # no pooling
+            return None
+        n, c, hw = sizes.pool
+        x = convert(lib, inputs.normal("pool_x", (n, c, hw, hw)))
+        pool = getattr(lib.module.nn.functional, fn)
+        return Bench(f"{fn}(x, 2)", {fn: pool, "x": x}, lambda: to_numpy(pool(x, 2)))
+
+    return build
+
+
+def blitz_step_function(m, x, target, params: list, lr: float) -> Callable:
+    """One SGD step of the CIFAR-10 net of PyTorch's 60-minute blitz, written with nn.functional: conv 3->6
+    5x5, relu, max_pool 2, conv 6->16 5x5, relu, max_pool 2, flatten, fc 120, relu, fc 84, relu, fc 10,
+    cross_entropy. Works for torchlite and PyTorch alike."""
+    F = m.nn.functional
+    c1, c1b, c2, c2b, f1, f1b, f2, f2b, f3, f3b = params
+
+    def step():
+        h = F.max_pool2d(F.relu(F.conv2d(x, c1, c1b)), 2)
+        h = F.max_pool2d(F.relu(F.conv2d(h, c2, c2b)), 2)
+        h = h.reshape(h.shape[0], -1)
+        h = F.relu(F.linear(h, f1, f1b))
+        h = F.relu(F.linear(h, f2, f2b))
+        loss = F.cross_entropy(F.linear(h, f3, f3b), target)
+        return sgd_update(m, loss, params, lr)
+
+    return step
+
+
+def _build_blitz(lib: Library, sizes: Sizes, inputs: Inputs) -> Bench | None:
+    if lib.name == "numpy":  # no autograd
+        return None
+    shapes = [(6, 3, 5, 5), (6,), (16, 6, 5, 5), (16,), (120, 400), (120,), (84, 120), (84,), (10, 84), (10,)]
+
+    def make(rng):
+        arrays = {"x": rng.standard_normal((sizes.blitz, 3, 32, 32), dtype=np.float32),
+                  "y": rng.integers(0, 10, sizes.blitz)}
+        for i, shape in enumerate(shapes):
+            fan_in = int(np.prod(shape[1:])) if len(shape) > 1 else int(np.prod(shapes[i - 1][1:]))
+            bound = 1 / np.sqrt(fan_in)  # nn.Conv2d's and nn.Linear's default bound
+            arrays[i] = rng.uniform(-bound, bound, shape).astype(np.float32)
+        return arrays
+
+    arrays = inputs.get("blitz", make)
+
+    def make_step():
+        params = [convert(lib, arrays[i], requires_grad=True) for i in range(len(shapes))]
+        return blitz_step_function(lib.module, convert(lib, arrays["x"]), lib.module.tensor(arrays["y"]), params,
+                                   MLP_LR)
+
+    def reference() -> np.ndarray:  # the losses of the first steps from the shared init, on fresh weights
+        step = make_step()
+        return np.array([float(step().item()) for _ in range(MLP_CHECK_STEPS)])
+
+    return Bench("step()", {"step": make_step()}, reference)
+
+
 def _conv_label(what: str):
     return lambda s: f"{what}, {s.conv[1]}→{s.conv[1]} 3×3, {s.conv[2]}×{s.conv[2]}, batch {s.conv[0]} float32"
 
@@ -230,6 +347,16 @@ def _mlp_arrays(sizes: Sizes, inputs: Inputs) -> dict[str, np.ndarray]:
     return inputs.get("mlp", make)
 
 
+def sgd_update(m, loss, params: list, lr: float):
+    """loss.backward(), then p -= lr * p.grad under no_grad and the gradients reset to None; returns loss."""
+    loss.backward()
+    with m.no_grad():
+        for p in params:
+            p -= lr * p.grad
+            p.grad = None
+    return loss
+
+
 def mlp_step_function(m, x, y, params: list, lr: float) -> Callable:
     """One training step of the MLP in `params` (w1, b1, w2, b2, ...) on batch x with one-hot targets y.
 
@@ -237,7 +364,7 @@ def mlp_step_function(m, x, y, params: list, lr: float) -> Callable:
     manual SGD under no_grad; gradients reset to None. Works for torchlite and PyTorch alike.
     """
     layers = list(zip(params[0::2], params[1::2]))
-    relu, logsumexp, no_grad = m.relu, m.logsumexp, m.no_grad
+    relu, logsumexp = m.relu, m.logsumexp
 
     def step():
         h = x
@@ -247,12 +374,7 @@ def mlp_step_function(m, x, y, params: list, lr: float) -> Callable:
         logits = h @ w + b
         log_probs = logits - logsumexp(logits, dim=1, keepdim=True)
         loss = -(log_probs * y).sum(dim=1).mean()
-        loss.backward()
-        with no_grad():
-            for p in params:
-                p -= lr * p.grad
-                p.grad = None
-        return loss
+        return sgd_update(m, loss, params, lr)
 
     return step
 
@@ -347,6 +469,25 @@ CASES: list[Case] = [
          notes=["NumPy: no convolution, skipped"]),
     Case("nn.conv2d_backward", _conv_label("`conv2d(...).sum().backward()`"), 1.0, _build_conv2d(True),
          notes=["x, w, b require grad; grads set to None after each; NumPy: skipped"]),
+    Case("nn.layer_norm_backward",
+         lambda s: f"`layer_norm(x, ({s.layer_norm[1]},), w, b)` and backward, {s.layer_norm[0]}×{s.layer_norm[1]} float32",
+         1.0, _build_layer_norm, notes=["x, w, b require grad; upstream gradient fixed; grads set to None after each; "
+                                        "NumPy: skipped"]),
+    Case("nn.batch_norm", lambda s: f"`batch_norm(x, rm, rv, w, b, training=True)`, "
+                                    f"{s.batch_norm[0]}×{s.batch_norm[1]}×{s.batch_norm[2]}×{s.batch_norm[2]} float32",
+         1.0, _build_batch_norm(False), notes=["running statistics updated in place; NumPy: skipped"]),
+    Case("nn.batch_norm_backward", lambda s: f"`batch_norm(..., training=True)` and backward, "
+                                             f"{s.batch_norm[0]}×{s.batch_norm[1]}×{s.batch_norm[2]}×{s.batch_norm[2]} "
+                                             "float32",
+         1.0, _build_batch_norm(True), notes=["x, w, b require grad; grads set to None after each; NumPy: skipped"]),
+    *[
+        Case(f"nn.{fn}", lambda s, fn=fn: f"`{fn}(x, 2)`, {s.pool[0]}×{s.pool[1]}×{s.pool[2]}×{s.pool[2]} float32",
+             1.0, _build_pool(fn), notes=["NumPy: no pooling, skipped"])
+        for fn in ("max_pool2d", "avg_pool2d")
+    ],
+    Case("nn.blitz_step", lambda s: f"60-minute blitz CIFAR-10 net train step, batch {s.blitz}", 1.0, _build_blitz,
+         notes=["conv 3→6 5×5, pool, conv 6→16 5×5, pool, fc 120/84/10, cross_entropy, SGD (lr "
+                f"{MLP_LR}) under no_grad, grads set to None; written with nn.functional; NumPy: skipped"]),
     Case("mlp.step", _mlp_label, 1.0, _build_mlp,
          notes=["forward, log-softmax cross-entropy against one-hot targets, backward, "
                 f"SGD (lr {MLP_LR}) under no_grad, grads set to None; NumPy: no autograd, skipped"]),

@@ -42,6 +42,7 @@ def op_facts(nf: NativeFunction) -> dict:
         "tags": list(nf.tags),
         "differentiable": nf.differentiable,
         "nondiff": list(nf.nondiff),
+        "nondiff_outputs": list(d.nondiff_outputs) if d is not None else [],
         "jvp": None if d is None or d.jvp is None else d.jvp.kind,
         "test": {"domain": list(nf.test.domain) if nf.test.domain else None, "xfail": nf.test.xfail,
                  "not_twice_differentiable": nf.test.not_twice_differentiable},

@@ -180,7 +180,7 @@ class FunctionSchema:
                     raise ValueError("'*' appears twice")
                 kwonly = True
                 continue
-            am = re.match(r"^(\S+)\s+([a-z_][a-z0-9_]*)(?:\s*=\s*(.+))?$", part)
+            am = re.match(r"^(\S+)\s+([A-Za-z_][A-Za-z0-9_]*)(?:\s*=\s*(.+))?$", part)
             if not am:
                 raise ValueError(f"cannot parse argument '{part}'")
             t = Type.parse(am.group(1), am.group(2))

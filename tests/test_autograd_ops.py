@@ -94,14 +94,15 @@ def test_every_differentiable_op_is_checked():
 
 
 def test_composites_record_their_history():
-    """A composite with a floating input that requires grad gives a result that requires grad."""
+    """A composite with a floating input that requires grad gives a result that requires grad (empty results,
+    such as native_batch_norm's statistics outside training, carry nothing)."""
     for op in COMPOSITES:
         if op not in CHECKED:
             continue
         fn, inputs = op.as_function(op.gradcheck_samples()[0][1])
         out = fn(*inputs)
         outs = out if isinstance(out, tuple) else (out,)
-        floating = [o for o in outs if isinstance(o, tl.Tensor) and o.dtype.is_floating_point]
+        floating = [o for o in outs if isinstance(o, tl.Tensor) and o.dtype.is_floating_point and o.numel() > 0]
         assert floating and all(o.requires_grad for o in floating), op.full_name
 
 

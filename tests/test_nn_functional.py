@@ -448,3 +448,89 @@ def test_pad_signature_dtypes_and_constant_any_rank():
     assert F.pad(x > 2, (1, 0), mode="circular").tolist() == [[[False, False, False, False], [True, True, True, True]]]
     assert F.pad(tl.ones(1, 1, 1, 1, 1, 2), (1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0)).shape == (2, 1, 1, 1, 1, 4)
     assert F.pad(tl.ones(0, 2, 3), (1, 1), mode="reflect").shape == (0, 2, 5)
+
+
+# ------------------------------------------------------------------ normalization
+def _both(torch, a):
+    return tl.tensor(a, requires_grad=True), torch.tensor(a, requires_grad=True)
+
+
+NORM_CASES = [
+    ("layer_norm", (4, 5, 6), dict(normalized_shape=(5, 6)), True, True),
+    ("layer_norm", (3, 7), dict(normalized_shape=(7,), eps=1e-3), True, False),
+    ("layer_norm", (2, 3, 4), dict(normalized_shape=(3, 4)), False, False),
+    ("group_norm", (3, 6, 4, 5), dict(num_groups=3), True, True),
+    ("group_norm", (2, 4, 7), dict(num_groups=4), False, False),  # (PyTorch fails on a bias without a weight)
+    ("batch_norm", (5, 3, 4, 2), dict(training=True, momentum=0.3), True, True),
+    ("batch_norm", (6, 4), dict(training=True), False, False),
+    ("batch_norm", (5, 3, 4), dict(training=False), True, True),
+    ("instance_norm", (3, 4, 5, 2), dict(), True, True),
+    ("rms_norm", (3, 4, 5), dict(normalized_shape=(4, 5), eps=1e-6), True, False),
+]
+
+
+@pytest.mark.parametrize("name,shape,kw,weighted,biased", NORM_CASES,
+                         ids=[f"{c[0]}-{i}" for i, c in enumerate(NORM_CASES)])
+def test_normalization_and_its_gradients_match_torch(name, shape, kw, weighted, biased):
+    torch = pytest.importorskip("torch", reason="PyTorch is not installed: the comparison with it is optional")
+    import torch.nn.functional as TF
+
+    rng = np.random.default_rng(len(shape) + len(kw))
+    param_shape = kw.get("normalized_shape") or (shape[1],)
+    ours, theirs = {}, {}
+    ours["input"], theirs["input"] = _both(torch, rng.standard_normal(shape) * 3 + 1)
+    if weighted:
+        ours["weight"], theirs["weight"] = _both(torch, rng.standard_normal(param_shape))
+    if biased and name != "rms_norm":
+        ours["bias"], theirs["bias"] = _both(torch, rng.standard_normal(param_shape))
+    stats = {}
+    if name in ("batch_norm", "instance_norm"):
+        stats = {"running_mean": rng.standard_normal(shape[1]), "running_var": rng.uniform(0.5, 2, shape[1])}
+        for k, v in stats.items():
+            ours[k], theirs[k] = tl.tensor(v), torch.tensor(v)
+    y_ours = getattr(F, name)(**ours, **kw)
+    y_theirs = getattr(TF, name)(**theirs, **kw)
+    np.testing.assert_allclose(y_ours.detach().numpy(), y_theirs.detach().numpy(), rtol=1e-10, atol=1e-10)
+    for k in stats:  # the running statistics moved (or not) in place the same way
+        np.testing.assert_allclose(ours[k].numpy(), theirs[k].numpy(), rtol=1e-12, atol=1e-12)
+    upstream = rng.standard_normal(shape)
+    y_ours.backward(tl.tensor(upstream))
+    y_theirs.backward(torch.tensor(upstream))
+    for k in ("input", "weight", "bias"):
+        if k in ours:
+            np.testing.assert_allclose(ours[k].grad.numpy(), theirs[k].grad.numpy(), rtol=1e-9, atol=1e-10, err_msg=k)
+
+
+def test_batch_norm_running_statistics_follow_momentum():
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((8, 3, 5))
+    rm, rv = np.zeros(3), np.ones(3)
+    running_mean, running_var = tl.tensor(rm), tl.tensor(rv)
+    y = F.batch_norm(tl.tensor(x), running_mean, running_var, training=True, momentum=0.25)
+    mean, var = x.mean(axis=(0, 2)), x.var(axis=(0, 2))
+    np.testing.assert_allclose(running_mean.numpy(), 0.75 * rm + 0.25 * mean, rtol=1e-12)
+    np.testing.assert_allclose(running_var.numpy(), 0.75 * rv + 0.25 * var * 40 / 39, rtol=1e-12)  # unbiased
+    expected = (x - mean[None, :, None]) / np.sqrt(var[None, :, None] + 1e-5)
+    np.testing.assert_allclose(y.numpy(), expected, rtol=1e-10, atol=1e-12)
+    # evaluation uses the running statistics and leaves them alone
+    before = running_mean.numpy().copy()
+    y = F.batch_norm(tl.tensor(x), running_mean, running_var)
+    np.testing.assert_array_equal(running_mean.numpy(), before)
+    np.testing.assert_allclose(y.numpy(), (x - before[None, :, None]) / np.sqrt(running_var.numpy()[None, :, None]
+                                                                                   + 1e-5), rtol=1e-10)
+
+
+def test_layer_norm_in_low_precision_and_local_response_and_normalize():
+    x = np.random.default_rng(4).standard_normal((4, 3, 6)).astype(np.float32)
+    for dtype in (tl.float16, tl.bfloat16):
+        y = F.layer_norm(tl.tensor(x).to(dtype), (6,))
+        assert y.dtype == dtype
+        ref = (x - x.mean(-1, keepdims=True)) / np.sqrt(x.var(-1, keepdims=True) + 1e-5)
+        np.testing.assert_allclose(y.float().numpy(), ref, atol=0.05)
+    # each channel over the mean of the squares of its window of 3 (zero-padded)
+    sq = np.pad(x.astype(np.float64) ** 2, ((0, 0), (1, 1), (0, 0)))
+    div = (1.0 + 1e-4 * (sq[:, :-2] + sq[:, 1:-1] + sq[:, 2:]) / 3) ** 0.75
+    np.testing.assert_allclose(F.local_response_norm(tl.tensor(x), 3).numpy(), x / div, rtol=1e-6)
+    n = F.normalize(tl.tensor(x), dim=-1).numpy()
+    np.testing.assert_allclose(np.linalg.norm(n, axis=-1), 1.0, rtol=1e-6)
+    assert F.normalize(tl.zeros(2, 3)).abs().sum().item() == 0  # eps keeps zero rows zero

@@ -27,6 +27,10 @@ NOT_COMPARED = {
                             "the gradients of F.conv* in tests/test_nn_functional.py",
     "nll_loss_backward": "an ATen operator with no Python binding in torch; its results are compared through the "
                          "gradients of F.nll_loss and F.cross_entropy in tests/test_nn_functional.py",
+    "native_layer_norm_backward": "an ATen operator with no Python binding in torch; compared through the "
+                                  "gradients of F.layer_norm in tests/test_nn_functional.py",
+    "native_group_norm_backward": "an ATen operator with no Python binding in torch; compared through the "
+                                  "gradients of F.group_norm in tests/test_nn_functional.py",
 }
 
 # Ops whose Tensor[] argument torch takes as varargs.

@@ -122,6 +122,25 @@ Tensor log_softmax_double_backward(const Tensor& grad, const Tensor& grad_output
 // (the last len(kernel_size) dims).
 Tensor max_pool_double_backward(const Tensor& grad, const Tensor& indices, IntArrayRef kernel_size);
 Tensor constant_pad_nd_backward(const Tensor& grad, IntArrayRef pad);
+// normalizations (helpers_norm.cpp)
+Tensor layer_norm_jvp(const Tensor& input_t, const std::optional<Tensor>& weight_t, const std::optional<Tensor>& bias_t, const Tensor& input,
+                      IntArrayRef normalized_shape, const std::optional<Tensor>& weight, const Tensor& mean,
+                      const Tensor& rstd);
+std::tuple<Tensor, Tensor, Tensor> layer_norm_double_backward(
+    const Tensor& ggI, const Tensor& ggW, const Tensor& ggB, const Tensor& grad_out, const Tensor& input,
+    IntArrayRef normalized_shape, const Tensor& mean, const Tensor& rstd, const std::optional<Tensor>& weight,
+    ArrayRef<bool> grad_input_mask);
+Tensor group_norm_jvp(const Tensor& input_t, const std::optional<Tensor>& weight_t, const std::optional<Tensor>& bias_t, const Tensor& input,
+                      const std::optional<Tensor>& weight, const Tensor& mean, const Tensor& rstd, int64_t group);
+std::tuple<Tensor, Tensor, Tensor> group_norm_double_backward(
+    const Tensor& ggI, const Tensor& ggW, const Tensor& ggB, const Tensor& grad_out, const Tensor& input,
+    const Tensor& mean, const Tensor& rstd, const std::optional<Tensor>& weight, int64_t group,
+    ArrayRef<bool> grad_input_mask);
+Tensor batch_norm_jvp(const Tensor& input_t, const std::optional<Tensor>& weight_t, const std::optional<Tensor>& bias_t, const Tensor& input,
+                      const std::optional<Tensor>& weight, const Tensor& mean, const Tensor& invstd);
+std::tuple<Tensor, Tensor, Tensor> batch_norm_double_backward(
+    const Tensor& ggI, const Tensor& ggW, const Tensor& ggB, const Tensor& grad_output, const Tensor& input,
+    const std::optional<Tensor>& weight, const Tensor& mean, const Tensor& invstd, ArrayRef<bool> grad_input_mask);
 // convolution's tangent: convolution(input_t, weight, bias_t) + convolution(input, weight_t).
 Tensor convolution_jvp(const Tensor& input_t, const Tensor& weight_t, const std::optional<Tensor>& bias_t,
                        const Tensor& input, const Tensor& weight, IntArrayRef stride, IntArrayRef padding,

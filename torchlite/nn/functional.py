@@ -252,6 +252,77 @@ def pad(input, pad, mode="constant", value=None):
     return _nn.pad(input, pad, mode, value)
 
 
+# ------------------------------------------------------------------ normalization
+def _prod(values):
+    n = 1
+    for v in values:
+        n *= v
+    return n
+
+
+def _verify_batch_size(size):
+    if _prod(size[:1] + size[2:]) == 1:
+        raise ValueError(f"Expected more than 1 value per channel when training, got input size {size}")
+
+
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-05):
+    """Normalizes each channel of an (N, C, *) input: by the batch's statistics when training (and then moves
+    running_mean and running_var, when given, by momentum), else by the running statistics."""
+    if training:
+        _verify_batch_size(list(input.shape))
+    return _fn.batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, False)
+
+
+def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats=True,
+                  momentum=0.1, eps=1e-05):
+    """Normalizes each channel of each image of an (N, C, *) input over its positions."""
+    if use_input_stats and _prod(list(input.shape)[2:]) == 1:
+        raise ValueError(f"Expected more than 1 spatial element when training, got input size {list(input.shape)}")
+    return _fn.instance_norm(input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps, False)
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
+    """Normalizes over the trailing normalized_shape, then scales by weight and shifts by bias."""
+    return _fn.layer_norm(input, normalized_shape, weight, bias, eps)
+
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
+    """Normalizes each group of num_groups groups of channels of each image of an (N, C, *) input."""
+    if input.dim() < 2:
+        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {input.dim()}")
+    shape = list(input.shape)
+    _verify_batch_size([shape[0] * shape[1] // num_groups, num_groups] + shape[2:])
+    return _fn.group_norm(input, num_groups, weight, bias, eps)
+
+
+def rms_norm(input, normalized_shape, weight=None, eps=None):
+    """x / sqrt(mean(x^2) + eps) over the trailing normalized_shape, times weight."""
+    return _fn.rms_norm(input, normalized_shape, weight, eps)
+
+
+def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
+    """Divides each element by (k + alpha * the mean of the squares over `size` neighbouring channels)^beta
+    (the window zero-padded: size // 2 channels before, (size - 1) // 2 after)."""
+    dim = input.dim()
+    if dim < 3:
+        raise ValueError(f"Expected 3D or higher dimensionality input (got {dim} dimensions)")
+    if input.numel() == 0:
+        return input
+    shape = list(input.shape)
+    squares = (input * input).reshape(shape[0], 1, shape[1], -1)  # channels as a spatial dim of one plane
+    squares = pad(squares, (0, 0, size // 2, (size - 1) // 2))
+    window_mean = _nn.avg_pool2d(squares, (size, 1), (1, 1)).reshape(shape)
+    return input / (window_mean * alpha + k) ** beta
+
+
+def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
+    """input / max(||input||_p over dim, eps)."""
+    denom = input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)
+    if out is None:
+        return input / denom
+    return _fn.div(input, denom, out=out)
+
+
 # ------------------------------------------------------------------ losses
 _REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
 

@@ -73,7 +73,7 @@ class OpInfo:
     promotion, python_module, tags, differentiable, nondiff, jvp, domain, xfail, not_twice_differentiable.
     From the registry: reference (a NumPy function) and tolerances (per result dtype)."""
 
-    def __init__(self, facts, sample=None, reference=None, gradcheck_sample=None, tolerances=None):
+    def __init__(self, facts, sample=None, reference=None, gradcheck_sample=None, tolerances=None, derived=None):
         self.name, self.full_name, self.schema, self.line = (facts["name"], facts["full_name"], facts["schema"],
                                                              facts["line"])
         self.arguments = tuple(Arg(a) for a in facts["arguments"])
@@ -85,11 +85,13 @@ class OpInfo:
         self.promotion = None if p is None else Promotion(p["kind"], tuple(p["args"]))
         self.python_module = facts["python_module"]
         self.differentiable, self.nondiff, self.jvp = facts["differentiable"], tuple(facts["nondiff"]), facts["jvp"]
+        self.nondiff_outputs = tuple(facts["nondiff_outputs"])
         test = facts["test"]
         self.domain = tuple(test["domain"]) if test["domain"] else None
         self.xfail, self.not_twice_differentiable = test["xfail"], test["not_twice_differentiable"]
         self._sample, self.reference, self._gradcheck_sample = sample, reference, gradcheck_sample
         self._own_tolerances = dict(tolerances or {})
+        self._derived = derived
 
     def __repr__(self):
         return f"OpInfo({self.full_name})"
@@ -349,13 +351,19 @@ class OpInfo:
             a, it = dict(args), iter(xs)
             for n in names:
                 a[n] = [next(it) for _ in args[n]] if isinstance(args[n], list) else next(it)
+            if self._derived is not None:  # nondiff inputs that are functions of the others move with them
+                a.update(self._derived(a))
             if self.is_random:
                 tl.manual_seed(2024)  # the same draws on every evaluation
             call_kind = kind if kind == "inplace" else self.primary_kind
             if call_kind == "inplace":
                 a["self"] = a["self"].clone()  # a non-leaf, so it may be written in place
             out = self.call(call_kind, a)
-            return tuple(out) if isinstance(out, tuple) else out
+            if not isinstance(out, tuple):
+                return out
+            # returns that carry no gradient (saved statistics) are left out of the checked function
+            kept = tuple(o for (name, _), o in zip(self.returns, out) if name not in self.nondiff_outputs)
+            return kept[0] if len(kept) == 1 else kept
 
         return fn, inputs
 
@@ -410,7 +418,7 @@ def _build(families=None, facts=None):
 
     families = _samples.FAMILIES if families is None else families
     facts = _op_facts.OPS if facts is None else facts
-    samples, refs, grad_samples, tolerances = {}, {}, {}, {}
+    samples, refs, grad_samples, tolerances, derived = {}, {}, {}, {}, {}
     pointwise_refs, facts_by_name = set(), {f["full_name"]: f for f in facts}
     for fam in families:
         for name, fn in (fam.samples() if hasattr(fam, "samples") else {}).items():
@@ -428,6 +436,7 @@ def _build(families=None, facts=None):
             pointwise_refs.add(name)
         grad_samples.update(getattr(fam, "GRADCHECK_SAMPLES", {}))
         tolerances.update(getattr(fam, "TOLERANCES", {}))
+        derived.update(getattr(fam, "DERIVED_ARGS", {}))
     not_pointwise = sorted(n for n in pointwise_refs if n in facts_by_name and facts_by_name[n]["kind"] != "pointwise")
     if not_pointwise:
         raise ValueError(f"torchlite.testing: POINTWISE_REFS for ops that are not pointwise: {not_pointwise}")
@@ -436,8 +445,8 @@ def _build(families=None, facts=None):
         n = f["full_name"]
         db.append(OpInfo(f, sample=samples.pop(n, None), reference=refs.pop(n, None),
                          gradcheck_sample=grad_samples.pop(n, None),
-                         tolerances=tolerances.pop(n, None)))
-    stray = set(samples) | set(refs) | set(grad_samples) | set(tolerances)
+                         tolerances=tolerances.pop(n, None), derived=derived.pop(n, None)))
+    stray = set(samples) | set(refs) | set(grad_samples) | set(tolerances) | set(derived)
     if stray:
         raise ValueError(f"torchlite.testing: samples for ops the schema does not have: {sorted(stray)}")
     return db

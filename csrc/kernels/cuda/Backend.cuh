@@ -31,6 +31,10 @@ struct CudaBackend {
     cudaError_t err = cudaGetLastError();
     TL_CHECK(err == cudaSuccess, "CUDA kernel launch failed: ", cudaGetErrorString(err));
   }
+  template <typename F>
+  static void for_each(int64_t n, const F& f, int64_t /*work: one thread per index regardless*/) {
+    for_each(n, f);
+  }
 
   static void to_host(void* dst, const void* src, size_t nbytes) {
     if (nbytes == 0) return;

@@ -2,7 +2,8 @@
 // Hand-written CUDA kernels are written once, in kernels/gpu/*.inc, against a Backend:
 //  - Backend::for_each(n, f) calls f(i) for i in [0, n), each call independent of the others (one CUDA
 //    thread per i: f must not depend on the order, and two calls must not write the same element unless
-//    the kernel says how);
+//    the kernel says how); for_each(n, f, work) says that each call does about `work` elements of work,
+//    which the host uses to share the calls among its threads;
 //  - Backend::to_host(dst, src, nbytes) reads device memory into host memory.
 // Each .inc is compiled twice: by nvcc into kernels::<name> with CudaBackend (kernels/cuda/Backend.cuh),
 // and by the C++ compiler into kernels::on_host::<name> with HostBackend (below), which runs on CPU
@@ -26,6 +27,16 @@ struct HostBackend {
   template <typename F>
   static void for_each(int64_t n, const F& f) {
     parallel_for(n, kGrainSize, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) f(i);
+    });
+  }
+
+  // The same, for calls that each do about `work` elements' worth of work (a row, a plane): the threads
+  // split the indices into shares of about kGrainSize elements, not kGrainSize indices.
+  template <typename F>
+  static void for_each(int64_t n, const F& f, int64_t work) {
+    const int64_t grain = work > 0 && work < kGrainSize ? kGrainSize / work : 1;
+    parallel_for(n, grain, [&](int64_t begin, int64_t end) {
       for (int64_t i = begin; i < end; ++i) f(i);
     });
   }

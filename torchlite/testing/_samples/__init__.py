@@ -6,6 +6,9 @@ A module may define:
 - `POINTWISE_REFS`: {full name: NumPy reference} for pointwise ops (called with the arguments by name, or
   positionally for ufuncs; one with a `result_dtype` parameter also gets the result dtype's name);
 - `GRADCHECK_SAMPLES`: {full name: function returning arguments that replace the sample's in gradient checks};
+- `DERIVED_ARGS`: {full name: function of the arguments by name returning nondiff arguments recomputed from
+  them} for gradient checks of backward ops whose formulas treat an argument (saved statistics) as the
+  function of the others that it is, so that the numerical derivative moves it with them;
 - `TOLERANCES`: {full name: {dtype: (rtol, atol)}} where an op needs other tolerances than the defaults;
 - `ERRORS`: [(code, exception type name, parts of the message)], bad inputs run in a subprocess;
 - `STRING_ARGS`: {op name: {argument: message part}} for arguments that take strings besides numbers;
@@ -13,6 +16,6 @@ A module may define:
   kernel that has a CPU twin.
 An op's sample is given once, in one module; the registry refuses a name the schema does not have.
 """
-from . import conv, core, creation, indexing, kernels, linalg, losses, pad, pointwise, pool, reductions
+from . import conv, core, creation, indexing, kernels, linalg, losses, norm, pad, pointwise, pool, reductions
 
-FAMILIES = (pointwise, core, creation, reductions, linalg, indexing, losses, conv, pool, pad, kernels)
+FAMILIES = (pointwise, core, creation, reductions, linalg, indexing, losses, conv, pool, pad, norm, kernels)
