@@ -130,6 +130,10 @@ CASES = {
     "batch_norm": (["batch_norm_jvp", "batch_norm_double_backward"],
                    lambda x, w, b: tl.nn.functional.batch_norm(x, None, None, w, b, training=True),
                    lambda: [rand(3, 2, 4), rand(2, seed=1), rand(2, seed=2)]),
+    # (padding_idx and scale_grad_by_freq are not derivatives: tests/test_nn_functional.py compares them with
+    # PyTorch)
+    "embedding": (["embedding_backward"], lambda w: tl.nn.functional.embedding(idx([[0, 2, 0], [3, 2, 2]]), w),
+                  lambda: [rand(4, 3)]),
     "conv2d": (["convolution_double_backward", "convolution_jvp"],
                lambda x, w, b: tl.nn.functional.conv2d(x, w, b, stride=(2, 1), padding=1, groups=2),
                lambda: [rand(2, 4, 4, 3), rand(2, 2, 2, 3, seed=1), rand(2, seed=2)]),

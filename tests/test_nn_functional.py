@@ -534,3 +534,206 @@ def test_layer_norm_in_low_precision_and_local_response_and_normalize():
     n = F.normalize(tl.tensor(x), dim=-1).numpy()
     np.testing.assert_allclose(np.linalg.norm(n, axis=-1), 1.0, rtol=1e-6)
     assert F.normalize(tl.zeros(2, 3)).abs().sum().item() == 0  # eps keeps zero rows zero
+
+
+# ------------------------------------------------------------------ elementwise losses and distances
+def _loss_inputs(rng):
+    """name -> (positional arrays, keyword arguments, the indices of the arrays that get gradients)."""
+    x, y = rng.standard_normal((4, 5)), rng.standard_normal((4, 5))
+    p, q = rng.uniform(0.05, 0.95, (4, 5)), rng.uniform(0, 1, (4, 5))
+    signs = rng.choice([-1.0, 1.0], size=(4, 5))
+    return {
+        "mse_loss": ((x, y), {}, (0, 1)),
+        "l1_loss": ((x, y), {}, (0, 1)),
+        "smooth_l1_loss": ((x, y), {"beta": 0.5}, (0, 1)),
+        "huber_loss": ((x, y), {"delta": 0.7}, (0, 1)),
+        "binary_cross_entropy": ((p, q), {"weight": rng.uniform(0.5, 2, (4, 5))}, (0, 1)),
+        "binary_cross_entropy_with_logits": ((x, q), {"pos_weight": rng.uniform(0.5, 2, 5)}, (0, 1)),
+        "kl_div": ((x, q), {"log_target": False}, (0, 1)),
+        "soft_margin_loss": ((x, signs), {}, (0,)),
+        "hinge_embedding_loss": ((x, signs), {"margin": 0.5}, (0,)),
+        "margin_ranking_loss": ((x[0], y[0], signs[0]), {"margin": 0.2}, (0, 1)),
+        "cosine_embedding_loss": ((x, y, signs[:, 0]), {"margin": 0.1}, (0, 1)),
+        "poisson_nll_loss": ((x, rng.uniform(0, 3, (4, 5))), {"full": True}, (0,)),
+        "gaussian_nll_loss": ((x, y, rng.uniform(0.5, 2, (4, 5))), {"full": True}, (0, 1, 2)),
+        "multilabel_soft_margin_loss": ((x, (q > 0.5).astype(np.float64)), {}, (0,)),
+        "triplet_margin_loss": ((x, y, x[::-1].copy()), {"swap": True}, (0, 1, 2)),
+    }
+
+
+@pytest.mark.filterwarnings("ignore:reduction. 'mean' divides the total loss")
+@pytest.mark.parametrize("reduction", ["none", "mean", "sum"])
+@pytest.mark.parametrize("name", sorted(_loss_inputs(np.random.default_rng(0))))
+def test_elementwise_losses_and_their_gradients_match_torch(name, reduction):
+    torch = pytest.importorskip("torch", reason="PyTorch is not installed: the comparison with it is optional")
+    import torch.nn.functional as TF
+
+    arrays, kw, diff = _loss_inputs(np.random.default_rng(len(name)))[name]
+    ours = [tl.tensor(a, requires_grad=i in diff) for i, a in enumerate(arrays)]
+    theirs = [torch.tensor(a, requires_grad=i in diff) for i, a in enumerate(arrays)]
+    kw_ours = {k: tl.tensor(v) if isinstance(v, np.ndarray) else v for k, v in kw.items()}
+    kw_theirs = {k: torch.tensor(v) if isinstance(v, np.ndarray) else v for k, v in kw.items()}
+    a = getattr(F, name)(*ours, reduction=reduction, **kw_ours)
+    b = getattr(TF, name)(*theirs, reduction=reduction, **kw_theirs)
+    np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=1e-10, atol=1e-12)
+    upstream = np.random.default_rng(1).standard_normal(tuple(b.shape))
+    a.backward(tl.tensor(upstream))
+    b.backward(torch.tensor(upstream))
+    for i in diff:
+        np.testing.assert_allclose(ours[i].grad.numpy(), theirs[i].grad.numpy(), rtol=1e-9, atol=1e-12,
+                                   err_msg=f"input {i}")
+
+
+def test_kl_div_batchmean_weighted_mse_and_distances():
+    rng = np.random.default_rng(5)
+    x, t = rng.standard_normal((4, 3)), rng.uniform(0.1, 1, (4, 3))
+    expected = (t * (np.log(t) - x)).sum() / 4
+    np.testing.assert_allclose(F.kl_div(tl.tensor(x), tl.tensor(t), reduction="batchmean").item(), expected)
+    with pytest.warns(UserWarning, match="'batchmean' divides only by the batch size"):
+        F.kl_div(tl.tensor(x), tl.tensor(t))
+    w = rng.uniform(0.5, 2, (4, 3))
+    y = rng.standard_normal((4, 3))
+    np.testing.assert_allclose(F.mse_loss(tl.tensor(x), tl.tensor(y), weight=tl.tensor(w)).item(),
+                               (w * (x - y) ** 2).sum() / w.sum())
+    with pytest.warns(UserWarning, match="Using a target size"):
+        F.mse_loss(tl.tensor(x), tl.tensor(y[0]))
+    d = F.pairwise_distance(tl.tensor(x), tl.tensor(y)).numpy()
+    np.testing.assert_allclose(d, np.linalg.norm(x - y + 1e-6, axis=1))
+    c = F.cosine_similarity(tl.tensor(x), tl.tensor(y)).numpy()
+    np.testing.assert_allclose(c, (x * y).sum(1) / np.linalg.norm(x, axis=1) / np.linalg.norm(y, axis=1))
+    m = F.multi_margin_loss(tl.tensor(x), tl.tensor([0, 2, 1, 1]), reduction="none").numpy()
+    ref = [sum(max(0, 1 - x[i, c] + x[i, j]) for j in range(3) if j != c) / 3 for i, c in enumerate([0, 2, 1, 1])]
+    np.testing.assert_allclose(m, ref)
+
+
+# ------------------------------------------------------------------ comparisons with PyTorch
+def _compare_with_grads(torch, fn_ours, fn_theirs, arrays, grads=True, **kw):
+    """fn on tensors of `arrays` (the floating ones requiring grad) in both libraries: the values, then the
+    gradients from one upstream gradient."""
+    ours = [tl.tensor(a, requires_grad=grads and a.dtype.kind == "f") for a in arrays]
+    theirs = [torch.tensor(a, requires_grad=grads and a.dtype.kind == "f") for a in arrays]
+    a, b = fn_ours(*ours, **kw), fn_theirs(*theirs, **kw)
+    np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=1e-10, atol=1e-12)
+    if grads:
+        upstream = np.random.default_rng(9).standard_normal(tuple(b.shape))
+        a.backward(tl.tensor(upstream))
+        b.backward(torch.tensor(upstream))
+        for o, t in zip(ours, theirs):
+            if t.grad is not None:
+                np.testing.assert_allclose(o.grad.numpy(), t.grad.numpy(), rtol=1e-9, atol=1e-12)
+
+
+# ------------------------------------------------------------------ resampling
+INTERPOLATE_CASES = [
+    ((2, 3, 7), "nearest", dict(scale_factor=1.5)),
+    ((2, 3, 7), "nearest-exact", dict(size=4)),
+    ((2, 3, 7), "linear", dict(scale_factor=0.6, align_corners=False)),
+    ((2, 3, 5, 6), "nearest", dict(size=(4, 9))),
+    ((2, 3, 5, 6), "bilinear", dict(scale_factor=1.5, align_corners=False)),
+    ((2, 3, 5, 6), "bilinear", dict(size=(4, 7), align_corners=True)),
+    ((2, 3, 5, 6), "bilinear", dict(scale_factor=1.7, recompute_scale_factor=True)),
+    ((2, 3, 5, 6), "bicubic", dict(scale_factor=2, align_corners=False)),
+    ((2, 3, 5, 6), "bicubic", dict(size=3, align_corners=True)),
+    ((1, 2, 3, 4, 5), "trilinear", dict(scale_factor=(2, 1.5, 0.8))),
+    ((1, 2, 3, 4, 5), "nearest", dict(size=1)),
+]
+
+
+@pytest.mark.parametrize("shape,mode,kw", INTERPOLATE_CASES, ids=[f"{c[1]}-{i}" for i, c in enumerate(INTERPOLATE_CASES)])
+def test_interpolate_and_its_gradient_match_torch(shape, mode, kw):
+    torch = pytest.importorskip("torch", reason="PyTorch is not installed: the comparison with it is optional")
+    import torch.nn.functional as TF
+
+    x = np.random.default_rng(len(shape)).standard_normal(shape)
+    _compare_with_grads(torch, F.interpolate, TF.interpolate, [x], mode=mode, **kw)
+
+
+def test_interpolate_doubles_with_nearest_and_keeps_linear_ramps():
+    x = tl.arange(4.0).reshape(1, 1, 4)
+    assert F.interpolate(x, scale_factor=2).tolist() == [[[0.0, 0.0, 1.0, 1.0, 2.0, 2.0, 3.0, 3.0]]]
+    y = F.interpolate(x, size=7, mode="linear", align_corners=True)
+    np.testing.assert_allclose(y.numpy()[0, 0], np.linspace(0, 3, 7))
+    with pytest.raises(NotImplementedError, match="area"):
+        F.interpolate(x, size=2, mode="area")
+
+
+# ------------------------------------------------------------------ layers and activations written as composites
+def test_composite_layers_match_torch():
+    torch = pytest.importorskip("torch", reason="PyTorch is not installed: the comparison with it is optional")
+    import torch.nn.functional as TF
+
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((2, 8, 3, 4))
+    for approximate in ("none", "tanh"):
+        _compare_with_grads(torch, F.gelu, TF.gelu, [x], approximate=approximate)
+    _compare_with_grads(torch, F.glu, TF.glu, [x], dim=1)
+    _compare_with_grads(torch, F.prelu, TF.prelu, [x, rng.uniform(0.1, 0.3, 8)])
+    _compare_with_grads(torch, F.prelu, TF.prelu, [x, np.array([0.2])])
+    _compare_with_grads(torch, F.pixel_shuffle, TF.pixel_shuffle, [x], upscale_factor=2)
+    _compare_with_grads(torch, F.pixel_unshuffle, TF.pixel_unshuffle, [rng.standard_normal((2, 2, 4, 6))],
+                        downscale_factor=2)
+    _compare_with_grads(torch, F.bilinear, TF.bilinear, [rng.standard_normal((5, 3)), rng.standard_normal((5, 4)),
+                                                          rng.standard_normal((2, 3, 4)), rng.standard_normal(2)])
+    indices = rng.integers(0, 6, (3, 4))
+    _compare_with_grads(torch, F.one_hot, TF.one_hot, [indices], grads=False)
+    _compare_with_grads(torch, F.one_hot, TF.one_hot, [indices], grads=False, num_classes=9)
+    weight = rng.standard_normal((6, 3))
+    for kw in ({}, {"padding_idx": 2}, {"scale_grad_by_freq": True}, {"padding_idx": -1, "scale_grad_by_freq": True}):
+        _compare_with_grads(torch, F.embedding, TF.embedding, [indices, weight], **kw)
+    w_ours, w_theirs = tl.tensor(weight * 3), torch.tensor(weight * 3)
+    F.embedding(tl.tensor(indices), w_ours, max_norm=1.0)
+    TF.embedding(torch.tensor(indices), w_theirs, max_norm=1.0)
+    np.testing.assert_allclose(w_ours.numpy(), w_theirs.numpy(), rtol=1e-12)  # rows renormalized in place
+
+
+@pytest.mark.parametrize("case", ["plain", "bool_mask", "float_mask", "causal", "gqa"])
+def test_scaled_dot_product_attention_matches_torch(case):
+    torch = pytest.importorskip("torch", reason="PyTorch is not installed: the comparison with it is optional")
+    import torch.nn.functional as TF
+
+    rng = np.random.default_rng(4)
+    q, k, v = rng.standard_normal((2, 4, 5, 8)), rng.standard_normal((2, 4, 6, 8)), rng.standard_normal((2, 4, 6, 3))
+    kw = {}
+    arrays = [q, k, v]
+    if case == "bool_mask":
+        kw["attn_mask"] = rng.uniform(size=(5, 6)) > 0.3
+        kw["attn_mask"][:, 0] = True  # every row attends somewhere
+    elif case == "float_mask":
+        kw["attn_mask"] = rng.standard_normal((2, 1, 5, 6))
+    elif case == "causal":
+        arrays = [q, rng.standard_normal((2, 4, 5, 8)), rng.standard_normal((2, 4, 5, 3))]
+        kw["is_causal"] = True
+        kw["scale"] = 0.3
+    elif case == "gqa":
+        arrays = [q, k[:, :2], v[:, :2]]
+        kw["enable_gqa"] = True
+    mask = kw.pop("attn_mask", None)
+    ours = [tl.tensor(a, requires_grad=True) for a in arrays]
+    theirs = [torch.tensor(a, requires_grad=True) for a in arrays]
+    a = F.scaled_dot_product_attention(*ours, attn_mask=None if mask is None else tl.tensor(mask), **kw)
+    b = TF.scaled_dot_product_attention(*theirs, attn_mask=None if mask is None else torch.tensor(mask), **kw)
+    np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=1e-10, atol=1e-12)
+    a.sum().backward()
+    b.sum().backward()
+    for o, t in zip(ours, theirs):
+        np.testing.assert_allclose(o.grad.numpy(), t.grad.numpy(), rtol=1e-9, atol=1e-12)
+
+
+def test_channel_and_alpha_dropout_statistics():
+    tl.manual_seed(0)
+    x = tl.ones(64, 32, 4, 4)
+    y = F.dropout2d(x, p=0.25)
+    per_channel = y.reshape(64, 32, -1)
+    kept = (per_channel[:, :, 0] != 0).float()
+    assert bool(((per_channel == per_channel[:, :, :1]).all()).item())  # whole channels dropped or kept
+    assert abs(kept.mean().item() - 0.75) < 0.03 and abs(y.max().item() - 1 / 0.75) < 1e-6
+    assert F.dropout1d(x[0, :, :, 0], p=0.5, training=False) is not None
+    z = F.alpha_dropout(tl.randn(200000), p=0.2, training=True)
+    assert abs(z.mean().item()) < 0.02 and abs(z.std().item() - 1) < 0.02  # SELU's fixed point kept
+    assert F.alpha_dropout(x, p=0.2) is x  # not training: the input itself
+    r = F.rrelu(tl.full((1000,), -1.0), training=True)
+    assert (r >= -1 / 3).all().item() and (r <= -1 / 8).all().item()
+    g = F.gumbel_softmax(tl.randn(5, 7), tau=0.5, hard=True)
+    assert g.sum(-1).tolist() == [1.0] * 5 and set(g.reshape(-1).tolist()) <= {0.0, 1.0}
+    with pytest.raises(RuntimeError, match="dropout2d: Expected 3D or 4D input"):
+        F.dropout2d(tl.ones(2, 3))

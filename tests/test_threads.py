@@ -1,4 +1,4 @@
-"""torchlite.set_num_threads / get_num_threads: OpenMP and BLAS follow it,
+"""torchlite.set_num_threads / get_num_threads: OpenMP follows it (and BLAS calls share its threads),
 results do not depend on it, and a forked child runs on one thread without
 hanging."""
 import ctypes
@@ -25,11 +25,19 @@ def blas_threads():
     return ctypes.CDLL(None).scipy_openblas_get_num_threads()
 
 
-def test_round_trip_drives_blas(restore_threads):
+def test_round_trip_keeps_blas_single_threaded(restore_threads):
+    """BLAS keeps one thread of its own: torchlite's threads share a product's columns (kernels/cpu/Gemm.cpp),
+    and the result is the same for every count."""
+    rng = np.random.default_rng(0)
+    a, b = rng.standard_normal((96, 200)).astype(np.float32), rng.standard_normal((200, 300)).astype(np.float32)
+    results = []
     for n in (1, 2, 3, 1):
         tl.set_num_threads(n)
         assert tl.get_num_threads() == n
-        assert blas_threads() == n
+        assert blas_threads() == 1
+        results.append(tl.mm(tl.tensor(a), tl.tensor(b)).numpy())
+    for r in results:
+        np.testing.assert_allclose(r, a.astype(np.float64) @ b, rtol=1e-4, atol=1e-4)
     tl.set_num_threads(np.int64(2))  # anything with __index__
     assert tl.get_num_threads() == 2
 

@@ -5,6 +5,15 @@
 #include "ops/_cross_entropy_backward.h"
 #include "ops/_log_softmax_backward_data.h"
 #include "ops/add_Tensor.h"
+#include "ops/div_Tensor.h"
+#include "ops/full.h"
+#include "ops/index_add.h"
+#include "ops/index_fill_int_Scalar.h"
+#include "ops/index_select.h"
+#include "ops/ones_like.h"
+#include "ops/unsqueeze.h"
+#include "ops/zeros.h"
+#include "ops/zeros_like.h"
 #include "ops/constant_pad_nd.h"
 #include "ops/convolution.h"
 #include "ops/convolution_backward.h"
@@ -77,6 +86,26 @@ Tensor constant_pad_nd_backward(const Tensor& grad, IntArrayRef pad) {
   DimVector negated;
   for (int64_t p : pad) negated.push_back(-p);
   return constant_pad_nd(grad, negated.ref(), 0);
+}
+
+Tensor embedding_backward(const Tensor& grad, const Tensor& weight, const Tensor& indices, int64_t padding_idx,
+                          bool scale_grad_by_freq) {
+  const int64_t n = weight.size(0), dim = weight.size(1);
+  const DimVector rows{-1, dim}, flat{-1};
+  const Tensor idx = reshape(indices, flat.ref());
+  Tensor g = reshape(grad, rows.ref());
+  if (scale_grad_by_freq) {  // each row's gradient over the number of times the batch names it
+    const DimVector counts_shape{n};
+    const Tensor counts = index_add(zeros(counts_shape.ref(), grad.scalar_type(), grad.device()), 0, idx,
+                                    ones_like(idx, grad.scalar_type()));
+    g = div(g, unsqueeze(index_select(counts, 0, idx), 1));
+  }
+  Tensor result = index_add(zeros_like(weight), 0, idx, g);
+  if (padding_idx >= 0 && padding_idx < n) {
+    const DimVector one{1};
+    result = index_fill(result, 0, full(one.ref(), Scalar(padding_idx), ScalarType::Int64, grad.device()), Scalar(0));
+  }
+  return result;
 }
 
 Tensor convolution_jvp(const Tensor& input_t, const Tensor& weight_t, const std::optional<Tensor>& bias_t,

@@ -2,6 +2,7 @@
 // cross_entropy_loss as log_softmax + nll_loss for class indices (label smoothing adds the uniform
 // distribution's term) or a weighted sum for class probabilities, as PyTorch computes them.
 #include "core/ScalarType.h"
+#include "composite/LossReduction.h"
 #include "core/TensorFactory.h"
 #include "kernels/cross_entropy_loss.h"
 #include "kernels/nll_loss.h"
@@ -29,8 +30,9 @@ namespace torchlite {
 
 namespace {
 
-// The reduction argument's values (PyTorch's at::Reduction).
-constexpr int64_t kNone = 0, kSum = 2;
+using loss::kNone;
+using loss::kSum;
+using loss::reduce;
 
 Tensor scalar(double v) { return scalar_to_tensor(Scalar(v), /*wrapped=*/true); }
 
@@ -39,12 +41,6 @@ Tensor class_view(const Tensor& weight, const Tensor& self) {
   DimVector shape(static_cast<size_t>(self.dim()), 1);
   shape[self.dim() == 1 ? 0 : 1] = weight.numel();
   return torchlite::view(weight, shape.ref());
-}
-
-Tensor reduce(const Tensor& loss, int64_t reduction) {
-  if (reduction == kNone) return loss;
-  Tensor total = torchlite::sum(loss);
-  return reduction == kSum ? total : torchlite::div(total, scalar(static_cast<double>(loss.numel())));
 }
 
 // Class probabilities: -sum over classes of weight * target * log_softmax, averaged over the batch elements.

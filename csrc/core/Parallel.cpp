@@ -21,6 +21,9 @@ int initial_num_threads() {
 }
 
 std::atomic<int> g_num_threads{initial_num_threads()};
+// BLAS itself stays single-threaded: its calls share the threads of parallel_for (kernels/cpu/Gemm.cpp), so
+// that its own spinning threads do not compete with them.
+const bool g_blas_single_threaded = (scipy_openblas_set_num_threads(1), true);
 std::atomic<int> g_num_interop_threads{1};
 // Whether this thread has launched an OpenMP team (libgomp then keeps a pool
 // of threads for it, which a forked child does not have).
@@ -52,7 +55,7 @@ void set_num_threads(int n) {
 #ifdef _OPENMP
   omp_set_num_threads(n);
 #endif
-  scipy_openblas_set_num_threads(n);
+  scipy_openblas_set_num_threads(1);  // BLAS calls share the threads of parallel_for (kernels/cpu/Gemm.cpp)
 }
 
 int detail::openmp_team_size() {
@@ -78,7 +81,7 @@ WithoutGil::WithoutGil(bool release) {
   if (!release || in_parallel_region()) return;
   GilReleaseHook hook = g_gil_release.load(std::memory_order_relaxed);
   state_ = hook ? hook() : nullptr;
-  t_last_loop_released_gil = state_ != nullptr;
+  if (state_) t_last_loop_released_gil = true;  // (a nested guard, the GIL already released, leaves it so)
 }
 
 WithoutGil::~WithoutGil() {

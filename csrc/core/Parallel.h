@@ -22,8 +22,8 @@ constexpr int64_t kGrainSize = 32768;
 // The intra-op thread count parallel_for uses (OMP_NUM_THREADS or the number of
 // cores at start-up).
 int get_num_threads();
-// Sets the intra-op thread count for OpenMP and for BLAS (scipy-openblas32);
-// n < 1 throws "set_num_threads expects a positive integer".
+// Sets the intra-op thread count for OpenMP, whose threads also share BLAS products (OpenBLAS keeps one
+// thread of its own); n < 1 throws "set_num_threads expects a positive integer".
 void set_num_threads(int n);
 // torchlite has no inter-op pool: the value is checked and recorded only (1 at start-up).
 int get_num_interop_threads();

@@ -340,6 +340,19 @@ IntArrayRef ParsedArgs::intlist(int i, int size) {
   return v.ref();
 }
 
+ArrayRef<double> ParsedArgs::floatlist(int i) {
+  PyObject* o = obj[i];
+  const Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
+  PyObject** items = PySequence_Fast_ITEMS(o);
+  doubles.resize(static_cast<size_t>(n));
+  for (Py_ssize_t k = 0; k < n; ++k) {
+    TL_CHECK_TYPE(is_number(items[k]) && !PyBool_Check(items[k]), "expected a tuple of floats, but item ", k,
+                  " is of type ", Py_TYPE(items[k])->tp_name);
+    doubles[static_cast<size_t>(k)] = to_scalar(items[k]).to<double>();
+  }
+  return ArrayRef<double>(doubles.data(), doubles.size());
+}
+
 ArrayRef<bool> ParsedArgs::boollist(int i) {
   PyObject* o = obj[i];
   const Py_ssize_t n = PySequence_Fast_GET_SIZE(o);

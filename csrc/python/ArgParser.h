@@ -77,6 +77,8 @@ struct ParsedArgs {
   ArrayRef<Tensor> out_tensors(int i, int n);
   std::optional<Generator> generator_opt(int i);
   IntArrayRef intlist(int i, int size);  // size: N of int[N], for a bare int
+  std::vector<double> doubles;
+  ArrayRef<double> floatlist(int i);  // a tuple or list of numbers (float[]: _upsample's scales)
   bool bools[kMax] = {};
   ArrayRef<bool> boollist(int i);  // a tuple or list of bools (bool[N]: convolution_backward's output_mask)
   std::optional<IntArrayRef> intlist_opt(int i, int size) {

@@ -359,3 +359,458 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     for class probabilities; label_smoothing mixes in the uniform distribution."""
     return _nn.cross_entropy_loss(input, target, weight, _reduction_enum(size_average, reduce, reduction),
                                   ignore_index, label_smoothing)
+
+
+def _warn_target_size(input, target):
+    if target.size() != input.size():
+        import warnings
+
+        warnings.warn(f"Using a target size ({target.size()}) that is different to the input size ({input.size()}). "
+                      "This will likely lead to incorrect results due to broadcasting. "
+                      "Please ensure they have the same size.", stacklevel=3)
+
+
+def _weighted(errors, weight, input, reduction):
+    """A per-element error times weight (input's size), reduced; 'mean' divides by the sum of the weights."""
+    if weight.size() != input.size():
+        raise ValueError("Weights and input must have the same size.")
+    weighted = errors * weight
+    if reduction == "none":
+        return weighted
+    if reduction == "sum":
+        return weighted.sum()
+    if reduction == "mean":
+        return weighted.sum() / weight.sum()
+    raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', 'sum'.")
+
+
+def _pointwise_loss(name, input, target, size_average, reduce, reduction, weight, error, *extra):
+    """mse_loss, l1_loss and huber_loss: the schema op, or the weighted error when weight is given."""
+    _warn_target_size(input, target)
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce)
+    input, target = _fn.broadcast_tensors([input, target])
+    if weight is not None:
+        return _weighted(error(input, target), weight, input, reduction)
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    return getattr(_nn, name)(input, target, _REDUCTIONS[reduction], *extra)
+
+
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    """The squared error (input - target)^2, reduced (weighted: 'mean' divides by the weights' sum)."""
+    return _pointwise_loss("mse_loss", input, target, size_average, reduce, reduction, weight,
+                           lambda x, y: (x - y) ** 2)
+
+
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    """The absolute error |input - target|, reduced (weighted: 'mean' divides by the weights' sum)."""
+    return _pointwise_loss("l1_loss", input, target, size_average, reduce, reduction, weight,
+                           lambda x, y: (x - y).abs())
+
+
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
+    """0.5 z^2 / beta where z = |input - target| < beta, else z - 0.5 beta; reduced."""
+    _warn_target_size(input, target)
+    input, target = _fn.broadcast_tensors([input, target])
+    return _nn.smooth_l1_loss(input, target, _reduction_enum(size_average, reduce, reduction), beta)
+
+
+def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
+    """0.5 z^2 where z = |input - target| < delta, else delta (z - 0.5 delta); reduced."""
+    def error(x, y):
+        return _nn.huber_loss(x, y, 0, delta)
+
+    return _pointwise_loss("huber_loss", input, target, None, None, reduction, weight, error, delta)
+
+
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
+    """-weight (target log(input) + (1 - target) log(1 - input)) for probabilities in [0, 1], reduced."""
+    enum = _reduction_enum(size_average, reduce, reduction)
+    if target.size() != input.size():
+        raise ValueError(f"Using a target size ({target.size()}) that is different to the input size "
+                         f"({input.size()}) is deprecated. Please ensure they have the same size.")
+    if weight is not None:
+        weight = weight.expand(input.shape)
+    return _nn.binary_cross_entropy(input, target, weight, enum)
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None, reduction="mean",
+                                     pos_weight=None):
+    """Binary cross entropy of sigmoid(input), computed stably from the logits; pos_weight weighs the
+    positive targets."""
+    enum = _reduction_enum(size_average, reduce, reduction)
+    if target.size() != input.size():
+        raise ValueError(f"Target size ({target.size()}) must be the same as input size ({input.size()})")
+    return _fn.binary_cross_entropy_with_logits(input, target, weight, pos_weight, enum)
+
+
+def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
+    """The KL divergence of target from the log-probabilities input, pointwise, reduced; 'batchmean' divides
+    the sum by the batch size (the mathematical KL divergence)."""
+    import warnings
+
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce)
+    elif reduction == "mean":
+        warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the support size."
+                      "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
+                      "'mean' will be changed to behave the same as 'batchmean' in the next major release.",
+                      stacklevel=2)
+    if reduction == "batchmean":
+        total = _fn.kl_div(input, target, _REDUCTIONS["sum"], log_target=log_target)
+        return total / input.size()[0] if input.dim() != 0 else total
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    return _fn.kl_div(input, target, _REDUCTIONS[reduction], log_target=log_target)
+
+
+def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-08, reduce=None,
+                     reduction="mean"):
+    """The negative log-likelihood of target under Poisson(rate input) (exp(input) with log_input)."""
+    enum = _reduction_enum(size_average, reduce, reduction)
+    return _fn.poisson_nll_loss(input, target, log_input, full, eps, enum)
+
+
+def gaussian_nll_loss(input, target, var, full=False, eps=1e-06, reduction="mean"):
+    """The negative log-likelihood of target under Normal(input, var): 0.5 (log(max(var, eps)) +
+    (input - target)^2 / max(var, eps)) (+ 0.5 log(2 pi) when full), reduced."""
+    import math
+
+    from .. import tensor as _tensor
+
+    if not hasattr(var, "dim"):
+        if var < 0:
+            raise ValueError("var has negative entry/entries")
+        var = _tensor(float(var), dtype=input.dtype).expand(input.shape)
+    if var.size() != input.size():
+        if input.size()[:-1] == var.size():  # a homoscedastic var of one less dim
+            var = var.unsqueeze(-1)
+        elif input.size()[:-1] == var.size()[:-1] and var.size()[-1] == 1:
+            pass
+        else:
+            raise ValueError("var is of incorrect size")
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(reduction + " is not valid")
+    if bool((var < 0).any()):
+        raise ValueError("var has negative entry/entries")
+    from .. import no_grad
+
+    var = var.clone()
+    with no_grad():  # clamped for stability; the gradient flows as if it were not
+        var.clamp_(min=eps)
+    loss = 0.5 * (var.log() + (input - target) ** 2 / var)
+    if full:
+        loss = loss + 0.5 * math.log(2 * math.pi)
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    return loss
+
+
+def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None, reduction="mean"):
+    """input where target is 1, max(0, margin - input) where it is -1, reduced."""
+    return _fn.hinge_embedding_loss(input, target, margin, _reduction_enum(size_average, reduce, reduction))
+
+
+def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction="mean"):
+    """max(0, -target (input1 - input2) + margin), reduced."""
+    enum = _reduction_enum(size_average, reduce, reduction)
+    if input1.dim() != input2.dim() or input1.dim() != target.dim():
+        raise RuntimeError(f"margin_ranking_loss : All input tensors should have same dimension but got sizes: "
+                           f"input1: {input1.size()}, input2: {input2.size()}, target: {target.size()} ")
+    return _fn.margin_ranking_loss(input1, input2, target, margin, enum)
+
+
+def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    """log(1 + exp(-target input)), reduced."""
+    return _nn.soft_margin_loss(input, target, _reduction_enum(size_average, reduce, reduction))
+
+
+def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
+    """-mean over classes of target log(sigmoid(input)) + (1 - target) log(sigmoid(-input)) (times weight),
+    reduced over the batch."""
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce)
+    loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
+    if weight is not None:
+        loss = loss * weight
+    loss = loss.sum(dim=input.dim() - 1) / input.size(-1)
+    if reduction == "none":
+        return loss
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    raise ValueError(reduction + " is not valid")
+
+
+def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None, reduce=None, reduction="mean"):
+    """The multi-class hinge loss of each row against its class, over the classes, reduced."""
+    enum = _reduction_enum(size_average, reduce, reduction)
+    if p not in (1, 2):
+        raise ValueError("only p == 1 and p == 2 supported")
+    if weight is not None and weight.dim() != 1:
+        raise ValueError("weight must be one-dimensional")
+    return _nn.multi_margin_loss(input, target, p, margin, weight, enum)
+
+
+def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction="mean"):
+    """1 - cos(input1, input2) where target is 1, max(0, cos - margin) where it is -1, reduced."""
+    return _fn.cosine_embedding_loss(input1, input2, target, margin, _reduction_enum(size_average, reduce, reduction))
+
+
+def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-06, swap=False, size_average=None,
+                        reduce=None, reduction="mean"):
+    """max(0, margin + d(anchor, positive) - d(anchor, negative)), d the pairwise p-distance, reduced."""
+    enum = _reduction_enum(size_average, reduce, reduction)
+    if margin <= 0:
+        raise ValueError(f"triplet_margin_loss: expected margin to be greater than 0, got {margin} instead")
+    return _fn.triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap, enum)
+
+
+def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None, margin=1.0,
+                                      swap=False, reduction="mean"):
+    """triplet_margin_loss with any distance function (pairwise_distance by default)."""
+    if margin <= 0:
+        raise ValueError(f"triplet_margin_with_distance_loss: expected margin to be greater than 0, got {margin} "
+                         "instead")
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    distance = distance_function if distance_function is not None else pairwise_distance
+    d_pos, d_neg = distance(anchor, positive), distance(anchor, negative)
+    if swap:
+        d_neg = _fn.minimum(d_neg, distance(positive, negative))
+    loss = (margin + d_pos - d_neg).clamp_min(0)
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    return loss
+
+
+pairwise_distance = _fn.pairwise_distance
+cosine_similarity = _fn.cosine_similarity
+
+
+# ------------------------------------------------------------------ resampling
+_INTERPOLATING = {"linear": 3, "bilinear": 4, "trilinear": 5, "bicubic": 4}
+
+
+def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None, recompute_scale_factor=None,
+                antialias=False):
+    """Resamples the spatial dims of an (N, C, d1, ...) input to `size`, or by `scale_factor`: mode
+    'nearest', 'nearest-exact', 'linear' (3-D input), 'bilinear' / 'bicubic' (4-D), 'trilinear' (5-D)."""
+    import math
+
+    if mode in ("nearest", "area", "nearest-exact"):
+        if align_corners is not None:
+            raise ValueError("align_corners option can only be set with the interpolating modes: "
+                             "linear | bilinear | bicubic | trilinear")
+    elif align_corners is None:
+        align_corners = False
+    dim = input.dim() - 2
+    spatial = list(input.shape[2:])
+    if size is not None and scale_factor is not None:
+        raise ValueError("only one of size or scale_factor should be defined")
+    scale_factors = None
+    if size is not None:
+        if isinstance(size, (list, tuple)):
+            if len(size) != dim:
+                raise ValueError("Input and output must have the same number of spatial dimensions, but got input with "
+                                 f"spatial dimensions of {spatial} and output size of {size}. Please provide input "
+                                 "tensor in (N, C, d1, d2, ...,dK) format and output size in (o1, o2, ...,oK) format.")
+            output_size = [int(s) for s in size]
+        else:
+            output_size = [int(size)] * dim
+    elif scale_factor is not None:
+        if isinstance(scale_factor, (list, tuple)):
+            if len(scale_factor) != dim:
+                raise ValueError("Input and scale_factor must have the same number of spatial dimensions, but got "
+                                 f"input with spatial dimensions of {spatial} and scale_factor of shape "
+                                 f"{scale_factor}. Please provide input tensor in (N, C, d1, d2, ...,dK) format and "
+                                 "scale_factor in (s1, s2, ...,sK) format.")
+            scale_factors = [float(s) for s in scale_factor]
+        else:
+            scale_factors = [float(scale_factor)] * dim
+        output_size = [int(math.floor(float(n) * s)) for n, s in zip(spatial, scale_factors)]
+    else:
+        raise ValueError("either size or scale_factor should be defined")
+    if recompute_scale_factor and size is not None:
+        raise ValueError("recompute_scale_factor is not meaningful with an explicit size.")
+    if recompute_scale_factor:
+        scale_factors = None  # the sizes alone set the scale
+    if antialias and not (mode in ("bilinear", "bicubic") and input.dim() == 4):
+        raise ValueError("Anti-alias option is restricted to bilinear and bicubic modes and requires a 4-D tensor "
+                         "as input")
+    if antialias:
+        raise NotImplementedError("interpolate: antialias=True is not implemented yet")
+    if mode == "area":
+        raise NotImplementedError("interpolate: mode 'area' (adaptive average pooling) is not implemented yet")
+    if mode in _INTERPOLATING and input.dim() in (3, 4, 5) and input.dim() != _INTERPOLATING[mode]:
+        raise NotImplementedError(f"Got {input.dim()}D input, but {mode} mode needs {_INTERPOLATING[mode]}D input")
+    if mode not in ("nearest", "nearest-exact", *_INTERPOLATING) or input.dim() not in (3, 4, 5):
+        raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.dim()}D) for "
+                                  "the modes: nearest | linear | bilinear | bicubic | trilinear | area | nearest-exact "
+                                  f"(got {mode})")
+    kernel_mode = {"bilinear": "linear", "trilinear": "linear", "bicubic": "cubic"}.get(mode, mode)
+    return _fn._upsample(input, output_size, kernel_mode, bool(align_corners), scale_factors or [])
+
+
+def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
+    """interpolate (deprecated in PyTorch in its favour; the same result)."""
+    import warnings
+
+    warnings.warn("nn.functional.upsample is deprecated. Use nn.functional.interpolate instead.", stacklevel=2)
+    return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+def upsample_nearest(input, size=None, scale_factor=None):
+    """interpolate(..., mode='nearest') (deprecated in PyTorch)."""
+    import warnings
+
+    warnings.warn("nn.functional.upsample_nearest is deprecated. Use nn.functional.interpolate instead.", stacklevel=2)
+    return interpolate(input, size, scale_factor, mode="nearest")
+
+
+def upsample_bilinear(input, size=None, scale_factor=None):
+    """interpolate(..., mode='bilinear', align_corners=True) (deprecated in PyTorch)."""
+    import warnings
+
+    warnings.warn("nn.functional.upsample_bilinear is deprecated. Use nn.functional.interpolate instead.",
+                  stacklevel=2)
+    return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
+
+
+# ------------------------------------------------------------------ more dropout, activations and layers
+def _check_p(p):
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+
+
+def _feature_mask(input, p, batched):
+    """A 0/1 mask over whole channels: one draw per (N, C) (per C when not batched), broadcast over the rest."""
+    lead = 2 if batched else 1
+    shape = list(input.shape[:lead]) + [1] * (input.dim() - lead)
+    return _fn.bernoulli(_fn.full(shape, 1.0 - p, dtype=input.dtype, device=input.device))
+
+
+def _channel_dropout(name, input, p, training, inplace, spatial):
+    _check_p(p)
+    _check_inplace(name, inplace)
+    if input.dim() not in (spatial + 1, spatial + 2):
+        raise RuntimeError(f"{name}: Expected {spatial + 1}D or {spatial + 2}D input, but received a {input.dim()}D "
+                           f"input. Note that {name} exists to provide channel-wise dropout on inputs with "
+                           f"{spatial} spatial dimension{'s' if spatial > 1 else ''}, a channel dimension, and an "
+                           "optional batch dimension.")
+    if not training or p == 0 or input.numel() == 0:
+        return input
+    mask = _feature_mask(input, p, input.dim() == spatial + 2)
+    scale = 0.0 if p == 1 else 1.0 / (1.0 - p)
+    return input.mul_(mask * scale) if inplace else input * (mask * scale)
+
+
+def dropout1d(input, p=0.5, training=True, inplace=False):
+    """Zeroes whole channels of an (N, C, L) or (C, L) input with probability p, scaling the rest by 1 / (1 - p)."""
+    return _channel_dropout("dropout1d", input, p, training, inplace, 1)
+
+
+def dropout2d(input, p=0.5, training=True, inplace=False):
+    """Zeroes whole channels of an (N, C, H, W) or (C, H, W) input with probability p."""
+    return _channel_dropout("dropout2d", input, p, training, inplace, 2)
+
+
+def dropout3d(input, p=0.5, training=True, inplace=False):
+    """Zeroes whole channels of an (N, C, D, H, W) or (C, D, H, W) input with probability p."""
+    return _channel_dropout("dropout3d", input, p, training, inplace, 3)
+
+
+_SELU_ALPHA, _SELU_SCALE = 1.6732632423543772, 1.0507009873554805
+
+
+def _alpha_dropout(input, p, training, inplace, mask):
+    """Dropped elements become SELU's negative saturation, then an affine map keeps mean 0 and variance 1."""
+    if not training or p == 0 or input.numel() == 0:
+        return input
+    if p == 1:
+        return input.mul_(0) if inplace else input * 0
+    alpha = -_SELU_ALPHA * _SELU_SCALE
+    a = ((1 - p) * (1 + p * alpha * alpha)) ** -0.5
+    b = -a * alpha * p
+    keep = mask(input)
+    out = (input * keep + alpha * (1 - keep)) * a + b
+    return input.copy_(out) if inplace else out
+
+
+def alpha_dropout(input, p=0.5, training=False, inplace=False):
+    """Dropout for SELU networks: keeps the inputs' mean and variance."""
+    _check_p(p)
+    _check_inplace("alpha_dropout", inplace)
+    return _alpha_dropout(input, p, training, inplace,
+                          lambda x: _fn.bernoulli(_fn.full(list(x.shape), 1.0 - p, dtype=x.dtype, device=x.device)))
+
+
+def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
+    """alpha_dropout over whole channels of an (N, C, ...) input."""
+    _check_p(p)
+    _check_inplace("feature_alpha_dropout", inplace)
+    return _alpha_dropout(input, p, training, inplace, lambda x: _feature_mask(x, p, True))
+
+
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
+    """leaky_relu whose negative slope is drawn uniformly from [lower, upper] per element when training, else
+    (lower + upper) / 2."""
+    _check_inplace("rrelu", inplace)
+    if not training:
+        return leaky_relu(input, (lower + upper) / 2, inplace=inplace)
+    slopes = _fn.empty_like(input).uniform_(lower, upper)
+    out = _fn.where(input >= 0, input, input * slopes)
+    return input.copy_(out) if inplace else out
+
+
+def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
+    """rrelu in place."""
+    return rrelu(input, lower, upper, training, inplace=True)
+
+
+def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
+    """softmax((logits + Gumbel noise) / tau) along dim; hard: the one-hot of its argmax, with the soft
+    sample's gradient (straight-through)."""
+    gumbels = -_fn.empty_like(logits).exponential_().log()
+    y_soft = ((logits + gumbels) / tau).softmax(dim)
+    if not hard:
+        return y_soft
+    index = y_soft.argmax(dim, keepdim=True)
+    y_hard = _fn.zeros_like(logits).scatter_(dim, index, 1.0)
+    return y_hard - y_soft.detach() + y_soft
+
+
+def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False, sparse=False):
+    """The rows of weight that input's indices name; no gradient reaches row padding_idx; with max_norm, the
+    rows named are first renormalized in place to at most that norm."""
+    if padding_idx is not None:
+        if padding_idx > 0:
+            if padding_idx >= weight.size(0):
+                raise AssertionError("Padding_idx must be within num_embeddings")
+        elif padding_idx < 0:
+            if padding_idx < -weight.size(0):
+                raise AssertionError("Padding_idx must be within num_embeddings")
+            padding_idx = weight.size(0) + padding_idx
+    else:
+        padding_idx = -1
+    if max_norm is not None:
+        from .. import no_grad, unique
+
+        with no_grad():
+            rows = unique(input.reshape(-1))
+            norms = weight[rows].norm(norm_type, dim=1, keepdim=True)
+            scale = _fn.where(norms > max_norm, max_norm / (norms + 1e-7), _fn.ones_like(norms))
+            weight[rows] = weight[rows] * scale
+    return _fn.embedding(weight, input, padding_idx, scale_grad_by_freq, sparse)
+
+
+prelu = _fn.prelu
+pixel_shuffle = _fn.pixel_shuffle
+pixel_unshuffle = _fn.pixel_unshuffle
+bilinear = _fn.bilinear

@@ -18,6 +18,8 @@ namespace {
 // Products this small (m * n * k) run in the plain loop with OpenMP over the
 // batch instead of one BLAS call per matrix.
 constexpr int64_t kSmallGemm = 4096;
+constexpr int64_t kParallelGemm = int64_t(1) << 18;  // multiply-adds from which the threads share a product
+constexpr int64_t kColumnBlock = 64;  // the narrowest share of C's columns
 
 // One operand as BLAS reads it: its matrices row-major (NoTrans) or column-major
 // (Trans) with leading dimension ld, batch i starting at base + i * batch_stride.
@@ -68,16 +70,32 @@ void blas_gemm(const Tensor& a, const Tensor& b, const Tensor& c, const Scalar& 
   const T* pa = reinterpret_cast<const T*>(A.base);
   const T* pb = reinterpret_cast<const T*>(B.base);
   WithoutGil nogil(batch * M * N * K > kGrainSize);  // BLAS touches no Python object
-  for (int64_t i = 0; i < batch; ++i) {
-    const T* ai = pa + i * A.batch_stride;
-    const T* bi = pb + i * B.batch_stride;
-    T* ci = C + i * M * N;
-    if constexpr (std::is_same_v<T, float>) {
-      scipy_cblas_sgemm(CblasRowMajor, A.trans, B.trans, m, n, k, al, ai, A.ld, bi, B.ld, be, ci, ldc);
-    } else {
-      scipy_cblas_dgemm(CblasRowMajor, A.trans, B.trans, m, n, k, al, ai, A.ld, bi, B.ld, be, ci, ldc);
-    }
+  // BLAS runs single-threaded (set_num_threads); the threads of parallel_for share the products: whole
+  // matrices when there are enough of them, else blocks of C's columns (C[:, j0:j1] = A @ B[:, j0:j1]).
+  const int64_t threads = get_num_threads();
+  const int64_t work = batch * M * N * std::max<int64_t>(K, 1);
+  int64_t blocks = 1;
+  if (threads > 1 && batch < threads && work >= kParallelGemm) {
+    blocks = std::min<int64_t>(threads, std::max<int64_t>(1, N / kColumnBlock));
   }
+  const int64_t width = (N + blocks - 1) / blocks;
+  const int64_t grain = work >= kParallelGemm ? 1 : batch * blocks;
+  parallel_for(batch * blocks, grain, [&](int64_t begin, int64_t end) {
+    for (int64_t task = begin; task < end; ++task) {
+      const int64_t i = task / blocks, j0 = task % blocks * width, j1 = std::min(N, j0 + width);
+      if (j0 >= j1) continue;
+      const T* ai = pa + i * A.batch_stride;
+      const T* bi = pb + i * B.batch_stride + j0 * (B.trans == CblasNoTrans ? 1 : B.ld);
+      T* ci = C + i * M * N + j0;
+      const blasint nj = static_cast<blasint>(j1 - j0);
+      if constexpr (std::is_same_v<T, float>) {
+        scipy_cblas_sgemm(CblasRowMajor, A.trans, B.trans, m, nj, k, al, ai, A.ld, bi, B.ld, be, ci, ldc);
+      } else {
+        scipy_cblas_dgemm(CblasRowMajor, A.trans, B.trans, m, nj, k, al, ai, A.ld, bi, B.ld, be, ci, ldc);
+      }
+    }
+  });
+  (void)n;
 }
 
 // The plain loop: each output element is one thread's sum over k in order, so the

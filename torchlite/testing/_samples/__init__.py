@@ -16,6 +16,8 @@ A module may define:
   kernel that has a CPU twin.
 An op's sample is given once, in one module; the registry refuses a name the schema does not have.
 """
-from . import conv, core, creation, indexing, kernels, linalg, losses, norm, pad, pointwise, pool, reductions
+from . import (conv, core, creation, indexing, kernels, linalg, loss_elementwise, losses, nn_layers, norm, pad,
+               pointwise, pool, reductions, upsample)
 
-FAMILIES = (pointwise, core, creation, reductions, linalg, indexing, losses, conv, pool, pad, norm, kernels)
+FAMILIES = (pointwise, core, creation, reductions, linalg, indexing, losses, loss_elementwise, conv, pool, pad, norm,
+            upsample, nn_layers, kernels)
