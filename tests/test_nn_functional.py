@@ -349,6 +349,12 @@ POOL_CASES = [
     ("avg_pool2d", (3, 5, 5), dict(kernel_size=2, divisor_override=3)),
     ("avg_pool1d", (2, 3, 9), dict(kernel_size=4, stride=3, padding=2, ceil_mode=True)),
     ("avg_pool3d", (1, 2, 5, 4, 6), dict(kernel_size=2, padding=1, count_include_pad=False)),
+    ("adaptive_avg_pool2d", (2, 3, 7, 6), dict(output_size=(3, None))),
+    ("adaptive_avg_pool1d", (2, 3, 10), dict(output_size=4)),
+    ("adaptive_avg_pool3d", (2, 3, 4, 5), dict(output_size=1)),
+    ("adaptive_max_pool2d", (2, 3, 7, 6), dict(output_size=(4, 5))),
+    ("adaptive_max_pool1d", (3, 10), dict(output_size=3)),
+    ("adaptive_max_pool3d", (1, 2, 5, 4, 6), dict(output_size=(2, 3, 4))),
 ]
 
 
@@ -366,7 +372,7 @@ def test_pooling_and_its_gradient_match_torch(name, shape, kw):
     ours.backward(tl.tensor(upstream))
     theirs.backward(torch.tensor(upstream))
     np.testing.assert_allclose(ours_x.grad.numpy(), theirs_x.grad.numpy(), rtol=1e-12, atol=1e-12)
-    if name.startswith("max"):
+    if "max" in name:
         _, ours_idx = getattr(F, name)(ours_x.detach(), return_indices=True, **kw)
         _, theirs_idx = getattr(TF, name)(theirs_x.detach(), return_indices=True, **kw)
         np.testing.assert_array_equal(ours_idx.numpy(), theirs_idx.numpy())
@@ -636,6 +642,8 @@ INTERPOLATE_CASES = [
     ((2, 3, 5, 6), "bicubic", dict(size=3, align_corners=True)),
     ((1, 2, 3, 4, 5), "trilinear", dict(scale_factor=(2, 1.5, 0.8))),
     ((1, 2, 3, 4, 5), "nearest", dict(size=1)),
+    ((2, 3, 7, 6), "area", dict(size=(3, 4))),
+    ((2, 3, 7), "area", dict(scale_factor=0.6)),
 ]
 
 
@@ -653,8 +661,7 @@ def test_interpolate_doubles_with_nearest_and_keeps_linear_ramps():
     assert F.interpolate(x, scale_factor=2).tolist() == [[[0.0, 0.0, 1.0, 1.0, 2.0, 2.0, 3.0, 3.0]]]
     y = F.interpolate(x, size=7, mode="linear", align_corners=True)
     np.testing.assert_allclose(y.numpy()[0, 0], np.linspace(0, 3, 7))
-    with pytest.raises(NotImplementedError, match="area"):
-        F.interpolate(x, size=2, mode="area")
+    assert F.interpolate(x, size=2, mode="area").tolist() == [[[0.5, 2.5]]]  # adaptive average pooling
 
 
 # ------------------------------------------------------------------ layers and activations written as composites

@@ -1,6 +1,12 @@
 // max_pool1d/2d/3d (with indices) and avg_pool1d/2d/3d over the N-d pooling ops (_max_pool_with_indices,
 // _avg_pool), which take 1 to 3 spatial dims and batched or unbatched inputs alike.
 #include "core/TensorFactory.h"
+#include "kernels/adaptive_avg_pool1d.h"
+#include "kernels/adaptive_avg_pool2d.h"
+#include "kernels/adaptive_avg_pool3d.h"
+#include "kernels/adaptive_max_pool1d.h"
+#include "kernels/adaptive_max_pool2d.h"
+#include "kernels/adaptive_max_pool3d.h"
 #include "kernels/avg_pool1d.h"
 #include "kernels/avg_pool2d.h"
 #include "kernels/avg_pool3d.h"
@@ -10,6 +16,8 @@
 #include "kernels/max_pool2d_with_indices.h"
 #include "kernels/max_pool3d.h"
 #include "kernels/max_pool3d_with_indices.h"
+#include "ops/_adaptive_avg_pool.h"
+#include "ops/_adaptive_max_pool.h"
 #include "ops/_avg_pool.h"
 #include "ops/_max_pool_with_indices.h"
 
@@ -63,6 +71,25 @@ Tensor composite::avg_pool2d(const Tensor& self, IntArrayRef kernel_size, IntArr
 Tensor composite::avg_pool3d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
                              bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override) {
   return torchlite::_avg_pool(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+}
+
+Tensor composite::adaptive_avg_pool1d(const Tensor& self, IntArrayRef output_size) {
+  return torchlite::_adaptive_avg_pool(self, output_size);
+}
+Tensor composite::adaptive_avg_pool2d(const Tensor& self, IntArrayRef output_size) {
+  return torchlite::_adaptive_avg_pool(self, output_size);
+}
+Tensor composite::adaptive_avg_pool3d(const Tensor& self, IntArrayRef output_size) {
+  return torchlite::_adaptive_avg_pool(self, output_size);
+}
+std::tuple<Tensor, Tensor> composite::adaptive_max_pool1d(const Tensor& self, IntArrayRef output_size) {
+  return torchlite::_adaptive_max_pool(self, output_size);
+}
+std::tuple<Tensor, Tensor> composite::adaptive_max_pool2d(const Tensor& self, IntArrayRef output_size) {
+  return torchlite::_adaptive_max_pool(self, output_size);
+}
+std::tuple<Tensor, Tensor> composite::adaptive_max_pool3d(const Tensor& self, IntArrayRef output_size) {
+  return torchlite::_adaptive_max_pool(self, output_size);
 }
 
 }  // namespace torchlite

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/Error.h"
+#include "core/Macros.h"
 #include "core/Tensor.h"
 
 namespace torchlite::pool {
@@ -82,6 +83,44 @@ inline Geometry check(const char* op, const Tensor& self, IntArrayRef kernel_siz
     TL_ERROR("Given input size: (", in, "). Calculated output size: (", out, "). Output size is too small");
   }
   return g;
+}
+
+// Adaptive pooling over len(output_size) spatial dims: output position o of a dim of n inputs and m outputs
+// covers inputs [floor(o n / m), ceil((o + 1) n / m)). Only in, out, d, planes, I, O and out_sizes are set.
+inline Geometry check_adaptive(const char* op, const Tensor& self, IntArrayRef output_size) {
+  const int d = static_cast<int>(output_size.size());
+  TL_CHECK(d >= 1 && d <= kMaxSpatial, op, ": output_size must have 1 to ", kMaxSpatial, " values, got ",
+           to_string(output_size));
+  TL_CHECK(self.dim() == d + 1 || self.dim() == d + 2, op, "(): Expected ", d + 1, "D or ", d + 2,
+           "D tensor, but got ", to_string(self.sizes()));
+  const int64_t lead = self.dim() - d;
+  for (int64_t j = 1; j < self.dim(); ++j) {
+    TL_CHECK(self.size(j) != 0, op, "(): Expected input to have non-zero size for non-batch dimensions, but input "
+             "has sizes ", to_string(self.sizes()), " with dimension ", j, " being empty");
+  }
+  for (int j = 0; j < d; ++j) {
+    TL_CHECK(output_size[j] >= 0, op, ": elements of output_size must be greater than or equal to 0 but received ",
+             to_string(output_size));
+  }
+  Geometry g;
+  g.d = d;
+  for (int64_t j = 0; j < lead; ++j) {
+    g.planes *= self.size(j);
+    g.out_sizes.push_back(self.size(j));
+  }
+  for (int j = 0; j < d; ++j) {
+    g.in[j] = self.size(lead + j);
+    g.out[j] = output_size[j];
+    g.I *= g.in[j];
+    g.O *= g.out[j];
+    g.out_sizes.push_back(g.out[j]);
+  }
+  return g;
+}
+
+TL_HOST_DEVICE inline int64_t adaptive_start(int64_t o, int64_t in, int64_t out) { return o * in / out; }
+TL_HOST_DEVICE inline int64_t adaptive_end(int64_t o, int64_t in, int64_t out) {
+  return ((o + 1) * in + out - 1) / out;
 }
 
 }  // namespace torchlite::pool

@@ -1,6 +1,9 @@
 // Output shapes and checks of the pooling ops, shared by all devices.
 #include "dispatch/ExactMeta.h"
 #include "kernels/Pool.h"
+#include "kernels/_adaptive_avg_pool.h"
+#include "kernels/_adaptive_avg_pool_backward.h"
+#include "kernels/_adaptive_max_pool.h"
 #include "kernels/_avg_pool.h"
 #include "kernels/_avg_pool_backward.h"
 #include "kernels/_max_pool_backward.h"
@@ -55,6 +58,31 @@ TensorMeta meta::avg_pool_backward_meta(const Tensor& grad_output, const Tensor&
   TL_CHECK(grad_output.sizes().equals(g.out_sizes.ref()), "avg_pool_backward: expected grad_output of size ",
            to_string(g.out_sizes.ref()), ", got ", to_string(grad_output.sizes()));
   return exact_meta(DimVector(self.sizes()), self);
+}
+
+static void check_floating(const char* op, const Tensor& self) {
+  if (!is_floating_type(self.scalar_type())) throw_dtype_not_implemented(op, self.scalar_type());
+}
+
+TensorMeta meta::adaptive_avg_pool_meta(const Tensor& self, IntArrayRef output_size) {
+  const pool::Geometry g = pool::check_adaptive("adaptive_avg_pool", self, output_size);
+  check_floating("adaptive_avg_pool", self);
+  return exact_meta(g.out_sizes, self);
+}
+
+TensorMeta meta::adaptive_avg_pool_backward_meta(const Tensor& grad_output, const Tensor& self,
+                                                 IntArrayRef output_size) {
+  const pool::Geometry g = pool::check_adaptive("adaptive_avg_pool_backward", self, output_size);
+  check_floating("adaptive_avg_pool_backward", self);
+  TL_CHECK(grad_output.sizes().equals(g.out_sizes.ref()), "adaptive_avg_pool_backward: expected grad_output of size ",
+           to_string(g.out_sizes.ref()), ", got ", to_string(grad_output.sizes()));
+  return exact_meta(DimVector(self.sizes()), self);
+}
+
+std::array<TensorMeta, 2> meta::adaptive_max_pool_meta(const Tensor& self, IntArrayRef output_size) {
+  const pool::Geometry g = pool::check_adaptive("adaptive_max_pool", self, output_size);
+  check_floating("adaptive_max_pool", self);
+  return {exact_meta(g.out_sizes, self), exact_meta(g.out_sizes, self, ScalarType::Int64)};
 }
 
 }  // namespace torchlite

@@ -244,6 +244,51 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
                           divisor_override)
 
 
+def _adaptive_size(input, output_size, d):
+    """output_size as d ints: one int for every dim, and None keeping the input's size there."""
+    if isinstance(output_size, int):
+        return [output_size] * d
+    sizes = list(output_size)
+    if len(sizes) == 1 and d > 1:
+        sizes = sizes * d
+    return [input.shape[input.dim() - d + j] if v is None else v for j, v in enumerate(sizes)]
+
+
+def adaptive_avg_pool1d(input, output_size):
+    """Averages of output_size boxes that split the last dim (floor(o n / m) to ceil((o + 1) n / m))."""
+    return _fn.adaptive_avg_pool1d(input, _adaptive_size(input, output_size, 1))
+
+
+def adaptive_avg_pool2d(input, output_size):
+    """Averages of the boxes that split the last 2 dims into output_size (None keeps a dim's size)."""
+    return _nn.adaptive_avg_pool2d(input, _adaptive_size(input, output_size, 2))
+
+
+def adaptive_avg_pool3d(input, output_size):
+    """Averages of the boxes that split the last 3 dims into output_size (None keeps a dim's size)."""
+    return _nn.adaptive_avg_pool3d(input, _adaptive_size(input, output_size, 3))
+
+
+def _adaptive_max(fn, input, output_size, d, return_indices):
+    values, indices = fn(input, _adaptive_size(input, output_size, d))
+    return (values, indices) if return_indices else values
+
+
+def adaptive_max_pool1d(input, output_size, return_indices=False):
+    """Maxima of output_size boxes that split the last dim (with their flat indices when return_indices)."""
+    return _adaptive_max(_fn.adaptive_max_pool1d, input, output_size, 1, return_indices)
+
+
+def adaptive_max_pool2d(input, output_size, return_indices=False):
+    """Maxima of the boxes that split the last 2 dims into output_size (None keeps a dim's size)."""
+    return _adaptive_max(_nn.adaptive_max_pool2d, input, output_size, 2, return_indices)
+
+
+def adaptive_max_pool3d(input, output_size, return_indices=False):
+    """Maxima of the boxes that split the last 3 dims into output_size (None keeps a dim's size)."""
+    return _adaptive_max(_nn.adaptive_max_pool3d, input, output_size, 3, return_indices)
+
+
 # ------------------------------------------------------------------ padding
 def pad(input, pad, mode="constant", value=None):
     """Pads the trailing dims (pad: (before, after) pairs from the last dim backwards; negative crops).
@@ -646,8 +691,8 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
                          "as input")
     if antialias:
         raise NotImplementedError("interpolate: antialias=True is not implemented yet")
-    if mode == "area":
-        raise NotImplementedError("interpolate: mode 'area' (adaptive average pooling) is not implemented yet")
+    if mode == "area" and input.dim() in (3, 4, 5):
+        return _fn._adaptive_avg_pool(input, output_size)
     if mode in _INTERPOLATING and input.dim() in (3, 4, 5) and input.dim() != _INTERPOLATING[mode]:
         raise NotImplementedError(f"Got {input.dim()}D input, but {mode} mode needs {_INTERPOLATING[mode]}D input")
     if mode not in ("nearest", "nearest-exact", *_INTERPOLATING) or input.dim() not in (3, 4, 5):

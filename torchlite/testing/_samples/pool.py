@@ -108,6 +108,44 @@ def _max_backward_sample():
     return {"grad_output": _t(tuple(indices.shape), 3), "self": x, "indices": indices, "kernel_size": (2, 3)}
 
 
+def _adaptive_boxes(shape, output_size):
+    """For each output position of the last len(output_size) dims: its box of input slices."""
+    d = len(output_size)
+    sizes = shape[-d:]
+    for o in itertools.product(*[range(m) for m in output_size]):
+        yield o, tuple(slice(o[j] * sizes[j] // output_size[j], -(-(o[j] + 1) * sizes[j] // output_size[j]))
+                       for j in range(d))
+
+
+def _adaptive_avg_ref(self, output_size):
+    out = np.zeros(self.shape[:-len(output_size)] + tuple(output_size))
+    for o, box in _adaptive_boxes(self.shape, output_size):
+        out[(Ellipsis,) + o] = self[(Ellipsis,) + box].reshape(self.shape[:-len(output_size)] + (-1,)).mean(-1)
+    return out
+
+
+def _adaptive_avg_backward_ref(grad_output, self, output_size):
+    grad = np.zeros(self.shape)
+    for o, box in _adaptive_boxes(self.shape, output_size):
+        count = np.prod([b.stop - b.start for b in box])
+        grad[(Ellipsis,) + box] += (grad_output[(Ellipsis,) + o] / count).reshape(
+            grad_output.shape[:-len(output_size)] + (1,) * len(output_size))
+    return grad
+
+
+def _adaptive_max_ref(self, output_size):
+    d = len(output_size)
+    lead = self.shape[:-d]
+    values, indices = np.zeros(lead + tuple(output_size)), np.zeros(lead + tuple(output_size), dtype=np.int64)
+    flat = np.arange(int(np.prod(self.shape[-d:]))).reshape(self.shape[-d:])
+    for o, box in _adaptive_boxes(self.shape, output_size):
+        window = self[(Ellipsis,) + box].reshape(lead + (-1,))
+        at = window.argmax(-1)
+        values[(Ellipsis,) + o] = window.max(-1)
+        indices[(Ellipsis,) + o] = flat[box].reshape(-1)[at]
+    return values, indices
+
+
 def numpy_cases():
     """Full overload name -> (sample, NumPy reference of the sample's arguments as float64 arrays)."""
     return {
@@ -148,6 +186,20 @@ def numpy_cases():
         "avg_pool2d": (lambda: {"self": _t((2, 3, 5, 5), 14), "kernel_size": 2, "divisor_override": 3},
                        lambda self, kernel_size, divisor_override:
                            _avg_pool_ref(self, _k(kernel_size, 2), (), 0, False, True, 3)),
+        "_adaptive_avg_pool": (lambda: {"self": _t((2, 3, 7, 5), 16), "output_size": (3, 4)}, _adaptive_avg_ref),
+        "_adaptive_avg_pool_backward": (
+            lambda: {"grad_output": _t((3, 2, 4), 17), "self": _t((3, 5, 7), 18), "output_size": (2, 4)},
+            _adaptive_avg_backward_ref),
+        "_adaptive_max_pool": (lambda: {"self": _t((2, 2, 6, 5), 19), "output_size": (4, 3)}, _adaptive_max_ref),
+        "adaptive_avg_pool1d": (lambda: {"self": _t((2, 3, 7), 20), "output_size": 3},
+                                lambda self, output_size: _adaptive_avg_ref(self, (3,))),
+        "adaptive_avg_pool2d": (lambda: {"self": _t((3, 6, 5), 21), "output_size": (1, 1)}, _adaptive_avg_ref),
+        "adaptive_avg_pool3d": (lambda: {"self": _t((1, 2, 3, 4, 5), 22), "output_size": (2, 3, 2)},
+                                _adaptive_avg_ref),
+        "adaptive_max_pool1d": (lambda: {"self": _t((2, 9), 23), "output_size": 4},
+                                lambda self, output_size: _adaptive_max_ref(self, (4,))),
+        "adaptive_max_pool2d": (lambda: {"self": _t((1, 2, 5, 6), 24), "output_size": (2, 4)}, _adaptive_max_ref),
+        "adaptive_max_pool3d": (lambda: {"self": _t((2, 3, 4, 3), 25), "output_size": (2, 2, 2)}, _adaptive_max_ref),
         "avg_pool3d": (lambda: {"self": _t((1, 2, 5, 4, 6), 15), "kernel_size": 2, "padding": 1,
                                 "count_include_pad": False},
                        lambda self, kernel_size, padding, count_include_pad:
@@ -156,12 +208,13 @@ def numpy_cases():
 
 
 GRADCHECK_SAMPLES = {name: h.float64_backward_sample(numpy_cases, name)
-                     for name in ("_max_pool_backward", "_avg_pool_backward")}
+                     for name in ("_max_pool_backward", "_avg_pool_backward", "_adaptive_avg_pool_backward")}
 
 # Sums in float32 (overlapping windows add several gradients into one element).
 TOLERANCES = {name: {"float32": (1e-6, 1e-6)}
               for name in ("_avg_pool", "_avg_pool_backward", "_max_pool_backward", "avg_pool1d", "avg_pool2d",
-                           "avg_pool3d")}
+                           "avg_pool3d", "_adaptive_avg_pool", "_adaptive_avg_pool_backward", "adaptive_avg_pool1d",
+                           "adaptive_avg_pool2d", "adaptive_avg_pool3d")}
 
 # (code, exception type, substrings of the message), run in a subprocess. Messages checked against
 # PyTorch 2.13.
