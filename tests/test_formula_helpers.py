@@ -134,6 +134,8 @@ CASES = {
     # PyTorch)
     "embedding": (["embedding_backward"], lambda w: tl.nn.functional.embedding(idx([[0, 2, 0], [3, 2, 2]]), w),
                   lambda: [rand(4, 3)]),
+    "unfold": (["im2col_backward"], lambda x: tl.nn.functional.unfold(x, (2, 3), dilation=(1, 2), padding=1, stride=2),
+               lambda: [rand(2, 3, 5, 6)]),
     "conv2d": (["convolution_double_backward", "convolution_jvp"],
                lambda x, w, b: tl.nn.functional.conv2d(x, w, b, stride=(2, 1), padding=1, groups=2),
                lambda: [rand(2, 4, 4, 3), rand(2, 2, 2, 3, seed=1), rand(2, seed=2)]),

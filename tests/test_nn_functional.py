@@ -744,3 +744,16 @@ def test_channel_and_alpha_dropout_statistics():
     assert g.sum(-1).tolist() == [1.0] * 5 and set(g.reshape(-1).tolist()) <= {0.0, 1.0}
     with pytest.raises(RuntimeError, match="dropout2d: Expected 3D or 4D input"):
         F.dropout2d(tl.ones(2, 3))
+
+
+def test_unfold_and_fold_match_torch():
+    torch = pytest.importorskip("torch", reason="PyTorch is not installed: the comparison with it is optional")
+    import torch.nn.functional as TF
+
+    rng = np.random.default_rng(6)
+    for shape, kw in [((2, 3, 5, 6), dict(kernel_size=(2, 3))),
+                      ((3, 7, 6), dict(kernel_size=3, dilation=(1, 2), padding=1, stride=2))]:
+        x = rng.standard_normal(shape)
+        _compare_with_grads(torch, F.unfold, TF.unfold, [x], **kw)
+        cols = TF.unfold(torch.tensor(x), **kw).numpy()
+        _compare_with_grads(torch, F.fold, TF.fold, [cols], output_size=shape[-2:], **kw)

@@ -122,6 +122,8 @@ Tensor log_softmax_double_backward(const Tensor& grad, const Tensor& grad_output
 // (the last len(kernel_size) dims).
 Tensor max_pool_double_backward(const Tensor& grad, const Tensor& indices, IntArrayRef kernel_size);
 Tensor constant_pad_nd_backward(const Tensor& grad, IntArrayRef pad);
+Tensor im2col_backward(const Tensor& grad, IntArrayRef sizes, IntArrayRef kernel_size, IntArrayRef dilation,
+                       IntArrayRef padding, IntArrayRef stride);
 Tensor embedding_backward(const Tensor& grad, const Tensor& weight, const Tensor& indices, int64_t padding_idx,
                           bool scale_grad_by_freq);
 // normalizations (helpers_norm.cpp)

@@ -5,6 +5,7 @@
 #include "ops/_cross_entropy_backward.h"
 #include "ops/_log_softmax_backward_data.h"
 #include "ops/add_Tensor.h"
+#include "ops/col2im.h"
 #include "ops/div_Tensor.h"
 #include "ops/full.h"
 #include "ops/index_add.h"
@@ -106,6 +107,12 @@ Tensor embedding_backward(const Tensor& grad, const Tensor& weight, const Tensor
     result = index_fill(result, 0, full(one.ref(), Scalar(padding_idx), ScalarType::Int64, grad.device()), Scalar(0));
   }
   return result;
+}
+
+Tensor im2col_backward(const Tensor& grad, IntArrayRef sizes, IntArrayRef kernel_size, IntArrayRef dilation,
+                       IntArrayRef padding, IntArrayRef stride) {
+  const DimVector image{sizes[sizes.size() - 2], sizes[sizes.size() - 1]};
+  return col2im(grad, image.ref(), kernel_size, dilation, padding, stride);
 }
 
 Tensor convolution_jvp(const Tensor& input_t, const Tensor& weight_t, const std::optional<Tensor>& bias_t,

@@ -8,6 +8,7 @@
 // col2im's the weight times its input.
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "core/Error.h"
 #include "core/Tensor.h"
@@ -133,6 +134,44 @@ inline Params check(const Tensor& input, const Tensor& weight, const std::option
     g.I *= g.img[j];
   }
   return p;
+}
+
+// F.unfold / F.fold (im2col / col2im): the 2-d geometry of an image of size img (h, w) and its sliding blocks.
+inline Geometry blocks(const char* op, const int64_t* img, IntArrayRef kernel_size, IntArrayRef dilation,
+                       IntArrayRef padding, IntArrayRef stride) {
+  for (auto [name, v] : {std::pair<const char*, IntArrayRef>{"kernel_size", kernel_size}, {"dilation", dilation},
+                         {"padding", padding}, {"stride", stride}}) {
+    TL_CHECK(v.size() == 2, op, ": It is expected ", name, " equals to 2, but got size ", v.size());
+  }
+  TL_CHECK(kernel_size[0] > 0 && kernel_size[1] > 0, "kernel size should be greater than zero, but got "
+           "kernel_height: ", kernel_size[0], " kernel_width: ", kernel_size[1]);
+  TL_CHECK(dilation[0] > 0 && dilation[1] > 0, "dilation should be greater than zero, but got dilation_height: ",
+           dilation[0], " dilation_width: ", dilation[1]);
+  TL_CHECK(padding[0] >= 0 && padding[1] >= 0, "padding should be non-negative, but got pad_height: ", padding[0],
+           " pad_width: ", padding[1]);
+  TL_CHECK(stride[0] > 0 && stride[1] > 0, "stride should be greater than zero, but got stride_height: ", stride[0],
+           " stride_width: ", stride[1]);
+  Geometry g;
+  g.d = 2;
+  for (int j = 0; j < 2; ++j) {
+    g.img[j] = img[j];
+    g.k[j] = kernel_size[j];
+    g.dil[j] = dilation[j];
+    g.pad[j] = padding[j];
+    g.stride[j] = stride[j];
+    g.col[j] = (img[j] + 2 * padding[j] - (dilation[j] * (kernel_size[j] - 1) + 1)) / stride[j] + 1;
+    g.K *= g.k[j];
+    g.I *= g.img[j];
+  }
+  TL_CHECK(g.col[0] >= 1 && g.col[1] >= 1 &&
+               img[0] + 2 * padding[0] >= dilation[0] * (kernel_size[0] - 1) + 1 &&
+               img[1] + 2 * padding[1] >= dilation[1] * (kernel_size[1] - 1) + 1,
+           "Given input with spatial size (", img[0], ", ", img[1], "), kernel_size=(", kernel_size[0], ", ",
+           kernel_size[1], "), dilation=(", dilation[0], ", ", dilation[1], "), padding=(", padding[0], ", ",
+           padding[1], "), calculated shape of the array of sliding blocks as (", g.col[0], ", ", g.col[1],
+           "), but its components must be at least one.");
+  g.L = g.col[0] * g.col[1];
+  return g;
 }
 
 }  // namespace torchlite::conv

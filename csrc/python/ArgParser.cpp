@@ -323,7 +323,7 @@ ArrayRef<Tensor> ParsedArgs::out_tensors(int i, int n) {
 }
 
 IntArrayRef ParsedArgs::intlist(int i, int size) {
-  TL_CHECK(nlists < 4, "too many int[] arguments");
+  TL_CHECK(nlists < kMaxIntLists, "too many int[] arguments");
   DimVector& v = lists[nlists++];
   PyObject* o = obj[i];
   if (o == Py_Ellipsis && varargs) {

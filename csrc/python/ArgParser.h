@@ -46,7 +46,8 @@ struct ParsedArgs {
   PyObject* const* varargs = nullptr;  // x.view(2, 3): the ints, for argument 0
   Py_ssize_t nvarargs = 0;
   Tensor tmp[kMax];
-  DimVector lists[4];
+  static constexpr int kMaxIntLists = 8;  // int[] arguments of one call (col2im has 5)
+  DimVector lists[kMaxIntLists];
   int nlists = 0;
 
   bool has(int i) const { return obj[i] != nullptr && obj[i] != Py_None; }

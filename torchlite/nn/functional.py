@@ -859,3 +859,18 @@ prelu = _fn.prelu
 pixel_shuffle = _fn.pixel_shuffle
 pixel_unshuffle = _fn.pixel_unshuffle
 bilinear = _fn.bilinear
+
+
+# ------------------------------------------------------------------ unfold / fold
+def _pair(v):
+    return tuple(v) if isinstance(v, (list, tuple)) else (v, v)
+
+
+def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
+    """The sliding blocks of an (N, C, H, W) or (C, H, W) input as columns: (N, C kh kw, L)."""
+    return _nn.im2col(input, _pair(kernel_size), _pair(dilation), _pair(padding), _pair(stride))
+
+
+def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
+    """Sums the sliding blocks (N, C kh kw, L) back into an (N, C, *output_size) image (unfold's adjoint)."""
+    return _nn.col2im(input, _pair(output_size), _pair(kernel_size), _pair(dilation), _pair(padding), _pair(stride))

@@ -91,9 +91,44 @@ def _unbatched(ref):
     return run
 
 
+def _block_positions(h, w, kernel_size, dilation, padding, stride):
+    """(block l, kernel offset kk) -> the image position (y, x) it reads, or None in the padding."""
+    oh = (h + 2 * padding[0] - dilation[0] * (kernel_size[0] - 1) - 1) // stride[0] + 1
+    ow = (w + 2 * padding[1] - dilation[1] * (kernel_size[1] - 1) - 1) // stride[1] + 1
+    for l, (by, bx) in enumerate(itertools.product(range(oh), range(ow))):
+        for kk, (ky, kx) in enumerate(itertools.product(range(kernel_size[0]), range(kernel_size[1]))):
+            y = by * stride[0] - padding[0] + ky * dilation[0]
+            x = bx * stride[1] - padding[1] + kx * dilation[1]
+            yield l, kk, ((y, x) if 0 <= y < h and 0 <= x < w else None)
+
+
+def _im2col_ref(self, kernel_size, dilation, padding, stride):
+    k = kernel_size[0] * kernel_size[1]
+    cols = {}
+    for l, kk, pos in _block_positions(*self.shape[-2:], kernel_size, dilation, padding, stride):
+        cols[(kk, l)] = self[..., pos[0], pos[1]] if pos else np.zeros(self.shape[:-2])
+    n_l = max(l for _, l in cols) + 1
+    out = np.stack([np.stack([cols[(kk, l)] for l in range(n_l)], -1) for kk in range(k)], -2)  # (..., C, K, L)
+    return out.reshape(self.shape[:-3] + (self.shape[-3] * k, n_l))
+
+
+def _col2im_ref(self, output_size, kernel_size, dilation, padding, stride):
+    k = kernel_size[0] * kernel_size[1]
+    cols = self.reshape(self.shape[:-2] + (self.shape[-2] // k, k, self.shape[-1]))
+    out = np.zeros(self.shape[:-2] + (self.shape[-2] // k,) + tuple(output_size))
+    for l, kk, pos in _block_positions(*output_size, kernel_size, dilation, padding, stride):
+        if pos:
+            out[..., pos[0], pos[1]] += cols[..., kk, l]
+    return out
+
+
 def numpy_cases():
     """Full overload name -> (sample, NumPy reference of the sample's arguments as float64 arrays)."""
     return {
+        "im2col": (lambda: {"self": _t((2, 3, 5, 6), 30), "kernel_size": (2, 3), "dilation": (1, 2), "padding": (1, 0),
+                            "stride": (2, 1)}, _im2col_ref),
+        "col2im": (lambda: {"self": _t((12, 6), 31), "output_size": (4, 5), "kernel_size": (2, 3), "dilation": (1, 1),
+                            "padding": (0, 1), "stride": (2, 2)}, _col2im_ref),
         "convolution": (
             lambda: {"input": _t((2, 4, 5, 4), 0), "weight": _t((6, 2, 3, 2), 1), "bias": _t((6,), 2),
                      "stride": (2, 1), "padding": (1, 0), "dilation": (1, 2), "transposed": False,
