@@ -757,3 +757,24 @@ def test_unfold_and_fold_match_torch():
         _compare_with_grads(torch, F.unfold, TF.unfold, [x], **kw)
         cols = TF.unfold(torch.tensor(x), **kw).numpy()
         _compare_with_grads(torch, F.fold, TF.fold, [cols], output_size=shape[-2:], **kw)
+
+
+def test_unpooling_power_pooling_and_distances_match_torch():
+    torch = pytest.importorskip("torch", reason="PyTorch is not installed: the comparison with it is optional")
+    import torch.nn.functional as TF
+
+    rng = np.random.default_rng(8)
+    x = rng.standard_normal((2, 3, 6, 6))
+    values, indices = TF.max_pool2d(torch.tensor(x), 2, return_indices=True)
+    for kw in ({}, {"output_size": (7, 7)}):
+        _compare_with_grads(torch, F.max_unpool2d, TF.max_unpool2d, [values.numpy(), indices.numpy()],
+                            kernel_size=2, **kw)
+    positive = np.abs(x) + 0.1
+    for norm_type in (2, 1.5):
+        _compare_with_grads(torch, F.lp_pool2d, TF.lp_pool2d, [positive], norm_type=norm_type, kernel_size=2)
+        _compare_with_grads(torch, F.lp_pool1d, TF.lp_pool1d, [positive[0]], norm_type=norm_type, kernel_size=3,
+                            stride=2)
+    a, b = rng.standard_normal((2, 5, 3)), rng.standard_normal((2, 4, 3))
+    for p in (2.0, 1.0, 3.0, float("inf")):
+        _compare_with_grads(torch, tl.cdist, torch.cdist, [a, b], p=p)
+        _compare_with_grads(torch, tl.pdist, torch.pdist, [a[0]], p=p)

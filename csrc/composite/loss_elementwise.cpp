@@ -8,6 +8,7 @@
 #include "core/TensorFactory.h"
 #include "kernels/binary_cross_entropy.h"
 #include "kernels/binary_cross_entropy_with_logits.h"
+#include "kernels/cdist.h"
 #include "kernels/cosine_embedding_loss.h"
 #include "kernels/cosine_similarity.h"
 #include "kernels/hinge_embedding_loss.h"
@@ -18,6 +19,7 @@
 #include "kernels/mse_loss.h"
 #include "kernels/multi_margin_loss.h"
 #include "kernels/pairwise_distance.h"
+#include "kernels/pdist.h"
 #include "kernels/poisson_nll_loss.h"
 #include "kernels/smooth_l1_loss.h"
 #include "kernels/soft_margin_loss.h"
@@ -41,16 +43,19 @@
 #include "ops/logical_and.h"
 #include "ops/lt_Tensor.h"
 #include "ops/masked_fill_Scalar.h"
+#include "ops/masked_select.h"
 #include "ops/minimum.h"
 #include "ops/mul_Tensor.h"
 #include "ops/ne_Tensor.h"
 #include "ops/neg.h"
 #include "ops/norm.h"
+#include "ops/ones.h"
 #include "ops/reshape.h"
 #include "ops/scatter_value.h"
 #include "ops/sqrt.h"
 #include "ops/sub_Tensor.h"
 #include "ops/sum_dim_IntList.h"
+#include "ops/triu.h"
 #include "ops/unsqueeze.h"
 #include "ops/where_self.h"
 #include "ops/zeros_like.h"
@@ -244,6 +249,30 @@ Tensor composite::triplet_margin_loss(const Tensor& anchor, const Tensor& positi
   Tensor d_neg = pairwise_distance(anchor, negative, p, eps, false);
   if (swap) d_neg = minimum(d_neg, pairwise_distance(positive, negative, p, eps, false));
   return reduce(clamp_min(sub(add(d_pos, num(margin)), d_neg), 0.0), reduction);
+}
+
+Tensor composite::cdist(const Tensor& x1, const Tensor& x2, double p, std::optional<int64_t> compute_mode) {
+  (void)compute_mode;  // (always the direct differences: exact, and differentiable at zero distance)
+  TL_CHECK(x1.dim() >= 2, "cdist only supports at least 2D tensors, X1 got: ", x1.dim(), "D");
+  TL_CHECK(x2.dim() >= 2, "cdist only supports at least 2D tensors, X2 got: ", x2.dim(), "D");
+  TL_CHECK(is_floating_type(x1.scalar_type()), "cdist only supports floating-point dtypes, X1 got: ",
+           scalar_type_name(x1.scalar_type()));
+  TL_CHECK(is_floating_type(x2.scalar_type()), "cdist only supports floating-point dtypes, X2 got: ",
+           scalar_type_name(x2.scalar_type()));
+  TL_CHECK(x1.size(-1) == x2.size(-1), "X1 and X2 must have the same number of columns. X1: ", x1.size(-1),
+           " X2: ", x2.size(-1));
+  TL_CHECK(p >= 0, "cdist only supports non-negative p values");
+  const int64_t last[] = {-1};
+  return norm(sub(unsqueeze(x1, -2), unsqueeze(x2, -3)), Scalar(p), IntArrayRef(last, 1), false);
+}
+
+Tensor composite::pdist(const Tensor& self, double p) {
+  TL_CHECK(self.dim() == 2, "pdist only supports 2D tensors, got: ", self.dim(), "D");
+  TL_CHECK(is_floating_type(self.scalar_type()), "pdist only supports floating-point dtypes");
+  TL_CHECK(p >= 0, "pdist only supports non-negative p values");
+  const DimVector nn{self.size(0), self.size(0)};
+  const Tensor upper = triu(ones(nn.ref(), ScalarType::Bool, self.device()), 1);  // the pairs i < j
+  return masked_select(cdist(self, self, p, std::nullopt), upper);
 }
 
 }  // namespace torchlite

@@ -874,3 +874,77 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
 def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
     """Sums the sliding blocks (N, C kh kw, L) back into an (N, C, *output_size) image (unfold's adjoint)."""
     return _nn.col2im(input, _pair(output_size), _pair(kernel_size), _pair(dilation), _pair(padding), _pair(stride))
+
+
+# ------------------------------------------------------------------ unpooling and power-average pooling
+def _unpool(name, input, indices, kernel_size, stride, padding, output_size, d):
+    kernel, pad = _tuple(kernel_size, d), _tuple(padding, d)
+    step = kernel if stride is None else _tuple(stride, d)
+    default = [(input.shape[input.dim() - d + j] - 1) * step[j] - 2 * pad[j] + kernel[j] for j in range(d)]
+    if output_size is None:
+        size = default
+    else:
+        size = list(output_size)[-d:]
+        if len(size) != d:
+            raise ValueError(f"{name}: output_size must have {d} or {d + 2} elements, got {len(list(output_size))}")
+        for j in range(d):
+            if not default[j] - step[j] < size[j] < default[j] + step[j]:
+                raise ValueError(f"invalid output_size \"{output_size}\" (dim {j} must be between "
+                                 f"{default[j] - step[j]} and {default[j] + step[j]})")
+    lead = list(input.shape[:input.dim() - d])
+    plane = 1
+    for s in size:
+        plane *= s
+    flat_values = input.reshape(lead + [-1])
+    flat_indices = indices.reshape(lead + [-1])
+    if flat_indices.numel() and (int(flat_indices.min()) < 0 or int(flat_indices.max()) >= plane):
+        raise RuntimeError(f"Found an invalid max index: {int(flat_indices.max())} (output volumes are of size "
+                           f"{'x'.join(str(s) for s in size)}")
+    out = _fn.zeros(lead + [plane], dtype=input.dtype, device=input.device)
+    return out.scatter(input.dim() - d, flat_indices, flat_values).reshape(lead + size)
+
+
+def _tuple(v, d):
+    return tuple(v) if isinstance(v, (list, tuple)) else (v,) * d
+
+
+def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """Max pooling's partial inverse: each value put back at its index, zeros elsewhere."""
+    return _unpool("max_unpool1d", input, indices, kernel_size, stride, padding, output_size, 1)
+
+
+def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """Max pooling's partial inverse over 2 dims: each value put back at its index, zeros elsewhere."""
+    return _unpool("max_unpool2d", input, indices, kernel_size, stride, padding, output_size, 2)
+
+
+def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """Max pooling's partial inverse over 3 dims: each value put back at its index, zeros elsewhere."""
+    return _unpool("max_unpool3d", input, indices, kernel_size, stride, padding, output_size, 3)
+
+
+def _lp_pool(avg_pool, input, norm_type, kernel_size, stride, ceil_mode, d):
+    kernel = _tuple(kernel_size, d)
+    out = avg_pool(input.pow(norm_type), kernel, stride, 0, ceil_mode)
+    count = 1
+    for k in kernel:
+        count *= k
+    return (out.sign() * relu(out.abs())).mul(count).pow(1.0 / norm_type)
+
+
+def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """The p-norm of each window along the last dim: (sum of x^p)^(1/p)."""
+    return _lp_pool(avg_pool1d, input, norm_type, kernel_size, stride, ceil_mode, 1)
+
+
+def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """The p-norm of each window over the last 2 dims: (sum of x^p)^(1/p)."""
+    return _lp_pool(avg_pool2d, input, norm_type, kernel_size, stride, ceil_mode, 2)
+
+
+def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """The p-norm of each window over the last 3 dims: (sum of x^p)^(1/p)."""
+    return _lp_pool(avg_pool3d, input, norm_type, kernel_size, stride, ceil_mode, 3)
+
+
+pdist = _fn.pdist

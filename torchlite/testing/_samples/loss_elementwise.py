@@ -135,6 +135,10 @@ def numpy_cases():
                               lambda x1, x2, p, keepdim: _pairwise(x1, x2, p, 1e-6, keepdim)),
         "cosine_similarity": (lambda: {"x1": _t((3, 4, 2), 34), "x2": _t((4, 2), 35), "dim": -2},
                               lambda x1, x2, dim: _cosine(x1, x2, dim, 1e-8)),
+        "cdist": (lambda: {"x1": _t((2, 4, 3), 39), "x2": _t((2, 5, 3), 40), "p": 1.5},
+                  lambda x1, x2, p: np.linalg.norm(x1[:, :, None] - x2[:, None], ord=p, axis=-1)),
+        "pdist": (lambda: {"self": _t((5, 3), 41), "p": 2.0},
+                  lambda self, p: np.array([np.linalg.norm(self[i] - self[j]) for i in range(5) for j in range(i + 1, 5)])),
         "triplet_margin_loss": (
             lambda: {"anchor": _t((4, 3), 36), "positive": _t((4, 3), 37), "negative": _t((4, 3), 38),
                      "margin": 1.5, "swap": True, "reduction": 0},
@@ -148,7 +152,8 @@ def numpy_cases():
 TOLERANCES = {name: {"float32": (1e-5, 1e-6)} for name in (
     "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits",
     "kl_div", "soft_margin_loss", "hinge_embedding_loss", "margin_ranking_loss", "cosine_embedding_loss",
-    "poisson_nll_loss", "multi_margin_loss", "pairwise_distance", "cosine_similarity", "triplet_margin_loss")}
+    "poisson_nll_loss", "multi_margin_loss", "pairwise_distance", "cosine_similarity", "triplet_margin_loss", "cdist",
+    "pdist")}
 
 # (code, exception type, substrings of the message), run in a subprocess. Messages checked against
 # PyTorch 2.13.
@@ -173,6 +178,10 @@ ERRORS = [
     ("tl.nn.functional.triplet_margin_loss(tl.ones(2, 3), tl.ones(3), tl.ones(2, 3))", "RuntimeError",
      ["The anchor, positive, and negative tensors are expected to have the same number of dimensions, but got: "
       "anchor 2D, positive 1D, and negative 2D inputs"]),
+    ("tl.cdist(tl.ones(3, 2), tl.ones(2, 1))", "RuntimeError",
+     ["X1 and X2 must have the same number of columns. X1: 2 X2: 1"]),
+    ("tl.cdist(tl.ones(3, 2), tl.ones(2, 2), p=-1.0)", "RuntimeError", ["cdist only supports non-negative p values"]),
+    ("tl.pdist(tl.ones(3))", "RuntimeError", ["pdist only supports 2D tensors, got: 1D"]),
     ("tl.nn.functional.gaussian_nll_loss(tl.ones(2, 3), tl.ones(2, 3), tl.ones(4))", "ValueError",
      ["var is of incorrect size"]),
 ]
