@@ -778,3 +778,51 @@ def test_unpooling_power_pooling_and_distances_match_torch():
     for p in (2.0, 1.0, 3.0, float("inf")):
         _compare_with_grads(torch, tl.cdist, torch.cdist, [a, b], p=p)
         _compare_with_grads(torch, tl.pdist, torch.pdist, [a[0]], p=p)
+
+
+@pytest.mark.parametrize("mode", ["sum", "mean", "max"])
+def test_embedding_bag_matches_torch(mode):
+    torch = pytest.importorskip("torch", reason="PyTorch is not installed: the comparison with it is optional")
+    import torch.nn.functional as TF
+
+    rng = np.random.default_rng(10)
+    weight = rng.standard_normal((6, 3))
+    flat, offsets = np.array([1, 2, 4, 5, 4, 3, 2]), np.array([0, 3, 3, 5])  # (the second bag is empty)
+    for inp, kw in [(flat, {"offsets": offsets}), (flat, {"offsets": offsets, "padding_idx": 2}),
+                    (flat, {"offsets": np.array([0, 3, 3, 7]), "include_last_offset": True}),
+                    (flat.reshape(-1)[:6].reshape(2, 3), {})]:
+        kw = dict(kw, mode=mode)
+        if mode == "sum":
+            kw["per_sample_weights"] = rng.standard_normal(inp.shape)
+        ours = {k: tl.tensor(v) if isinstance(v, np.ndarray) else v for k, v in kw.items()}
+        theirs = {k: torch.tensor(v) if isinstance(v, np.ndarray) else v for k, v in kw.items()}
+        w_ours, w_theirs = tl.tensor(weight, requires_grad=True), torch.tensor(weight, requires_grad=True)
+        a = F.embedding_bag(tl.tensor(inp), w_ours, **ours)
+        b = TF.embedding_bag(torch.tensor(inp), w_theirs, **theirs)
+        np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=1e-12, atol=1e-12)
+        a.sum().backward()
+        b.sum().backward()
+        np.testing.assert_allclose(w_ours.grad.numpy(), w_theirs.grad.numpy(), rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("mode", ["bilinear", "nearest"])
+@pytest.mark.parametrize("padding_mode", ["zeros", "border", "reflection"])
+@pytest.mark.parametrize("align_corners", [False, True])
+def test_affine_grid_and_grid_sample_match_torch(mode, padding_mode, align_corners):
+    torch = pytest.importorskip("torch", reason="PyTorch is not installed: the comparison with it is optional")
+    import torch.nn.functional as TF
+
+    rng = np.random.default_rng(11)
+    theta = rng.standard_normal((2, 2, 3)) * 0.5 + np.array([[1.0, 0, 0], [0, 1, 0]])
+    _compare_with_grads(torch, F.affine_grid, TF.affine_grid, [theta], size=(2, 3, 4, 5), align_corners=align_corners)
+    x, grid = rng.standard_normal((2, 3, 4, 5)), rng.uniform(-1.3, 1.3, (2, 6, 7, 2))  # some points outside
+    _compare_with_grads(torch, F.grid_sample, TF.grid_sample, [x, grid], mode=mode, padding_mode=padding_mode,
+                        align_corners=align_corners)
+
+
+def test_grid_sample_identity_and_its_default_warning():
+    x = tl.arange(6.0).reshape(1, 1, 2, 3)
+    theta = tl.tensor([[[1.0, 0, 0], [0, 1, 0]]])
+    with pytest.warns(UserWarning, match="align_corners=False since 1.3.0"):
+        grid = F.affine_grid(theta, (1, 1, 2, 3))
+    assert F.grid_sample(x, grid, align_corners=False).tolist() == x.tolist()

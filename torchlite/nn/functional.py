@@ -948,3 +948,177 @@ def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
 
 
 pdist = _fn.pdist
+
+
+def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False, mode="mean",
+                  sparse=False, per_sample_weights=None, include_last_offset=False, padding_idx=None):
+    """The sum, mean or max of the embedding rows of each bag: the rows of a 2-D input, or the slices of a 1-D
+    input that offsets start (the last offset ending the input when include_last_offset). Entries equal to
+    padding_idx are left out of their bag; an empty bag gives zeros."""
+    from .. import arange, tensor
+
+    if mode not in ("sum", "mean", "max"):
+        raise ValueError("mode has to be one of sum, mean or max")
+    if per_sample_weights is not None and mode != "sum":
+        raise NotImplementedError("embedding_bag: per_sample_weights was not None. per_sample_weights is only "
+                                  f"supported for mode='sum' (got mode='{mode}'). Please open a feature request on "
+                                  "GitHub.")
+    if input.dim() == 2:
+        if offsets is not None:
+            raise ValueError("if input is 2D, then offsets has to be None, as input is treated is a mini-batch of "
+                             "fixed length sequences. However, found offsets of type "
+                             f"{type(offsets).__module__}.{type(offsets).__name__}")
+        lengths = [input.shape[1]] * input.shape[0]
+    elif input.dim() == 1:
+        if offsets is None:
+            raise ValueError("offsets has to be a 1D Tensor but got None")
+        if offsets.dim() != 1:
+            raise ValueError("offsets has to be a 1D Tensor")
+        starts = [int(v) for v in offsets.tolist()]
+        ends = starts[1:] + [input.shape[0]] if not include_last_offset else starts[1:]
+        if include_last_offset:
+            starts = starts[:-1]
+        lengths = [e - s for s, e in zip(starts, ends)]
+        if any(n < 0 for n in lengths) or (starts and (starts[0] != 0 or max(ends) > input.shape[0])):
+            raise ValueError("embedding_bag: offsets must start at 0, be non-decreasing and stay within the input")
+    else:
+        raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension {input.dim()}")
+    flat = input.reshape(-1)
+    rows = embedding(flat, weight, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse)
+    if per_sample_weights is not None:
+        rows = rows * per_sample_weights.reshape(-1, 1).to(rows.dtype)
+    n_bags = len(lengths)
+    bag = arange(n_bags, device=input.device).repeat_interleave(tensor(lengths, device=input.device)) \
+        if n_bags else arange(0, device=input.device)
+    keep = _fn.ones_like(flat, dtype=rows.dtype)
+    if padding_idx is not None:
+        pad = padding_idx if padding_idx >= 0 else weight.shape[0] + padding_idx
+        keep = (flat != pad).to(rows.dtype)
+        rows = rows * keep.reshape(-1, 1)
+    out = _fn.zeros(n_bags, weight.shape[1], dtype=rows.dtype, device=rows.device)
+    if mode == "max":
+        counts = _fn.zeros(n_bags, dtype=rows.dtype, device=rows.device).index_add(0, bag, keep)
+        picked = rows if padding_idx is None else _fn.where(keep.reshape(-1, 1) > 0, rows, float("-inf"))
+        index = bag.reshape(-1, 1).expand(-1, weight.shape[1])
+        out = out.scatter_reduce(0, index, picked, "amax", include_self=False)
+        return _fn.where((counts > 0).reshape(-1, 1), out, 0.0)
+    out = out.index_add(0, bag, rows)
+    if mode == "mean":
+        counts = _fn.zeros(n_bags, dtype=rows.dtype, device=rows.device).index_add(0, bag, keep)
+        out = out / counts.clamp_min(1).reshape(-1, 1)
+    return out
+
+
+# ------------------------------------------------------------------ spatial transformers
+def _warn_align_corners(align_corners):
+    if align_corners is None:
+        import warnings
+
+        warnings.warn("Default grid_sample and affine_grid behavior has changed to align_corners=False since 1.3.0. "
+                      "Please specify align_corners=True if the old behavior is desired. See the documentation of "
+                      "grid_sample for details.", stacklevel=3)
+        return False
+    return align_corners
+
+
+def _base_coords(n, align_corners, like):
+    """The normalized coordinates of n pixel centres in [-1, 1] (of the pixels' corners without align_corners)."""
+    from .. import linspace
+
+    steps = linspace(-1.0, 1.0, n, dtype=like.dtype, device=like.device)
+    return steps if align_corners or n <= 1 else steps * ((n - 1) / n)
+
+
+def affine_grid(theta, size, align_corners=None):
+    """The sampling grid (N, H, W, 2) (or (N, D, H, W, 3)) of the affine maps theta (N, 2, 3) (or (N, 3, 4)) for
+    an output of `size`, in grid_sample's normalized coordinates."""
+    from .. import stack
+
+    align_corners = _warn_align_corners(align_corners)
+    size = list(size)
+    if len(size) not in (4, 5):
+        raise NotImplementedError("affine_grid only supports 4D and 5D sizes, for 2D and 3D affine transforms, "
+                                  f"respectively. Got size {tuple(size)}.")
+    d = len(size) - 2
+    if not theta.dtype.is_floating_point:
+        raise ValueError(f"Expected theta to have floating point type, but got {theta.dtype}")
+    if list(theta.shape) != [size[0], d, d + 1]:
+        raise ValueError(f"Expected a batch of {d}D affine matrices of shape Nx{d}x{d + 1} for size {tuple(size)}. "
+                         f"Got {tuple(theta.shape)}.")
+    spatial = size[2:]  # (D,) H, W
+    axes = [_base_coords(n, align_corners, theta) for n in reversed(spatial)]  # x, y (, z)
+    shape = spatial + [1]
+    coords = []
+    for j, a in enumerate(axes):  # coordinate j (x first) varies along spatial dim d - 1 - j
+        view = [1] * d
+        view[d - 1 - j] = spatial[d - 1 - j]
+        coords.append(a.reshape(view).expand(spatial))
+    coords.append(_fn.ones_like(coords[0]))
+    base = stack(coords, -1).reshape(-1, d + 1)  # (points, x y (z) 1)
+    return (base @ theta.transpose(1, 2)).reshape([size[0]] + shape[:-1] + [d])
+
+
+def _reflect(coord, twice_low, twice_high):
+    if twice_low == twice_high:
+        return coord * 0
+    low, span = twice_low / 2, (twice_high - twice_low) / 2
+    coord = (coord - low).abs()
+    extra = _fn.fmod(coord, span)
+    flips = (coord / span).floor()
+    return _fn.where(_fn.fmod(flips, 2) == 0, extra + low, span - extra + low)
+
+
+def _source_coord(coord, n, padding_mode, align_corners):
+    """grid_sample's pixel coordinate of normalized coordinates along a dim of n pixels."""
+    c = (coord + 1) / 2 * (n - 1) if align_corners else ((coord + 1) * n - 1) / 2
+    if padding_mode == "border":
+        c = c.clamp(0, n - 1)
+    elif padding_mode == "reflection":
+        c = _reflect(c, 0, 2 * (n - 1)) if align_corners else _reflect(c, -1, 2 * n - 1)
+        c = c.clamp(0, n - 1)
+    return c
+
+
+def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
+    """Samples a (N, C, H, W) input at the normalized (x, y) positions of grid (N, Ho, Wo, 2): bilinear or nearest,
+    outside the input zeros, the border or the reflection; written with gather, so both the input and the grid
+    get gradients."""
+    if mode not in ("bilinear", "nearest", "bicubic"):
+        raise ValueError("nn.functional.grid_sample(): expected mode to be 'bilinear', 'nearest' or 'bicubic', but "
+                         f"got: '{mode}'")
+    if padding_mode not in ("zeros", "border", "reflection"):
+        raise ValueError("nn.functional.grid_sample(): expected padding_mode to be 'zeros', 'border', or "
+                         f"'reflection', but got: '{padding_mode}'")
+    align_corners = _warn_align_corners(align_corners)
+    if input.dim() != 4 or mode == "bicubic":
+        raise NotImplementedError("grid_sample: only 4-D inputs with mode 'bilinear' or 'nearest' are implemented yet")
+    if grid.dim() != 4 or grid.shape[-1] != 2 or grid.shape[0] != input.shape[0]:
+        raise RuntimeError(f"grid_sampler(): expected grid of shape ({input.shape[0]}, H, W, 2) for a 4-D input, "
+                           f"but got {tuple(grid.shape)}")
+    n, c, h, w = input.shape
+    ho, wo = grid.shape[1], grid.shape[2]
+    ix = _source_coord(grid[..., 0], w, padding_mode, align_corners).reshape(n, -1)
+    iy = _source_coord(grid[..., 1], h, padding_mode, align_corners).reshape(n, -1)
+    flat = input.reshape(n, c, h * w)
+
+    def tap(x, y):  # the input at integer pixel (x, y), 0 outside
+        inside = (x >= 0) & (x <= w - 1) & (y >= 0) & (y <= h - 1)
+        index = (y.clamp(0, h - 1) * w + x.clamp(0, w - 1)).to(_int64())
+        values = flat.gather(2, index.unsqueeze(1).expand(n, c, index.shape[1]))
+        return values * inside.unsqueeze(1).to(values.dtype)
+
+    if mode == "nearest":  # (the grid gets a zero gradient, as in PyTorch)
+        out = tap(ix.round().detach(), iy.round().detach()) + ((ix - ix.detach()) * 0).unsqueeze(1)
+    else:
+        x0, y0 = ix.floor().detach(), iy.floor().detach()
+        wx1, wy1 = (ix - x0).unsqueeze(1), (iy - y0).unsqueeze(1)
+        wx0, wy0 = 1 - wx1, 1 - wy1
+        out = (tap(x0, y0) * wx0 * wy0 + tap(x0 + 1, y0) * wx1 * wy0 + tap(x0, y0 + 1) * wx0 * wy1
+               + tap(x0 + 1, y0 + 1) * wx1 * wy1)
+    return out.reshape(n, c, ho, wo)
+
+
+def _int64():
+    from .. import int64
+
+    return int64
