@@ -826,3 +826,21 @@ def test_grid_sample_identity_and_its_default_warning():
     with pytest.warns(UserWarning, match="align_corners=False since 1.3.0"):
         grid = F.affine_grid(theta, (1, 1, 2, 3))
     assert F.grid_sample(x, grid, align_corners=False).tolist() == x.tolist()
+
+
+@pytest.mark.parametrize("reduction", ["none", "mean", "sum"])
+def test_multilabel_margin_loss_and_top_level_dropouts(reduction):
+    torch = pytest.importorskip("torch", reason="PyTorch is not installed: the comparison with it is optional")
+    import torch.nn.functional as TF
+
+    rng = np.random.default_rng(12)
+    x = rng.standard_normal((3, 5))
+    target = np.array([[3, 0, -1, 1, 2], [1, 2, 4, 0, 3], [-1, 1, 2, 3, 4]])  # the classes before the first -1
+    _compare_with_grads(torch, F.multilabel_margin_loss, TF.multilabel_margin_loss, [x, target], reduction=reduction)
+    _compare_with_grads(torch, F.multilabel_margin_loss, TF.multilabel_margin_loss, [x[0], target[0]],
+                        reduction=reduction)
+    ones = tl.ones(4, 3, 2)
+    assert tl.alpha_dropout(ones, 0.5, False) is ones and tl.feature_dropout(ones, 0.3, False) is ones
+    dropped = tl.feature_dropout(ones, 0.5, True)
+    assert set(dropped.reshape(-1).tolist()) <= {0.0, 2.0}
+    assert (dropped == dropped[:, :, :1]).all().item()  # whole channels

@@ -61,6 +61,10 @@ from . import fft, linalg, nn, special, testing  # noqa: E402,F401
 from .functional import broadcast_shapes, broadcast_tensors, einsum, tensordot  # noqa: E402,F401  (varargs signatures)
 from .functional import nonzero  # noqa: E402,F401  (as_tuple=)
 from .functional import norm, unique  # noqa: E402,F401  (norm's p may be 'fro'; unique's result depends on flags)
+from .nn.functional import (  # noqa: E402,F401  (random, written in Python)
+    _top_alpha_dropout as alpha_dropout, _top_feature_alpha_dropout as feature_alpha_dropout,
+    _top_feature_dropout as feature_dropout, _top_rrelu as rrelu,
+)
 
 __version__ = version.__version__
 

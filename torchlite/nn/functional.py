@@ -1122,3 +1122,57 @@ def _int64():
     from .. import int64
 
     return int64
+
+
+# ------------------------------------------------------------------ the top-level names of PyTorch's dropouts
+def _top_alpha_dropout(input, p, train):
+    """torchlite.alpha_dropout(input, p, train): F.alpha_dropout without inplace."""
+    return alpha_dropout(input, p, train)
+
+
+def _top_feature_alpha_dropout(input, p, train):
+    """torchlite.feature_alpha_dropout(input, p, train): F.feature_alpha_dropout without inplace."""
+    return feature_alpha_dropout(input, p, train)
+
+
+def _top_feature_dropout(input, p, train):
+    """torchlite.feature_dropout(input, p, train): whole channels (dim 1) dropped with probability p."""
+    _check_p(p)
+    if not train or p == 0 or input.numel() == 0:
+        return input
+    scale = 0.0 if p == 1 else 1.0 / (1.0 - p)
+    return input * (_feature_mask(input, p, True) * scale)
+
+
+def _top_rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
+    """torchlite.rrelu(input, lower, upper, training): F.rrelu without inplace."""
+    if generator is not None:
+        raise NotImplementedError("rrelu: a generator is not supported yet; seed with torchlite.manual_seed")
+    return rrelu(input, lower, upper, training)
+
+
+def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    """For each sample x with target classes J (target's entries before the first -1): the sum over j in J and
+    i not in J of max(0, 1 - (x[j] - x[i])), over the number of classes; reduced over the batch."""
+    enum = _reduction_enum(size_average, reduce, reduction)
+    if target.dtype != _int64():
+        raise RuntimeError(f"multilabel_margin_loss: expected target of dtype int64, got {target.dtype}")
+    if input.dim() > 2 or target.shape != input.shape:
+        raise RuntimeError(f"inconsistent target size: {tuple(target.shape)} for input of size {tuple(input.shape)}")
+    x = input.reshape(1, -1) if input.dim() <= 1 else input
+    t = target.reshape(1, -1) if input.dim() <= 1 else target
+    n_classes = x.shape[1]
+    if t.numel() and (int(t.max()) >= n_classes or int(t.min()) < -1):
+        raise RuntimeError(f"multilabel_margin_loss: target values must be in [-1, {n_classes}), got "
+                           f"[{int(t.min())}, {int(t.max())}]")
+    valid = (t != -1).to(x.dtype).cumprod(1)  # the entries before the first -1
+    is_target = (_nn.one_hot(t.clamp_min(0), n_classes).to(x.dtype) * valid.unsqueeze(-1)).amax(1) \
+        if n_classes else _fn.zeros_like(x)
+    margins = (1 - (x.unsqueeze(2) - x.unsqueeze(1))).clamp_min(0)  # [n, j, i]: 1 - (x[j] - x[i])
+    pairs = is_target.unsqueeze(2) * (1 - is_target).unsqueeze(1)
+    loss = (margins * pairs).sum((1, 2)) / n_classes
+    if input.dim() <= 1:
+        loss = loss.reshape(())
+    if enum == 0:
+        return loss
+    return loss.sum() if enum == 2 else loss.mean()
