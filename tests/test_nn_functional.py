@@ -844,3 +844,27 @@ def test_multilabel_margin_loss_and_top_level_dropouts(reduction):
     dropped = tl.feature_dropout(ones, 0.5, True)
     assert set(dropped.reshape(-1).tolist()) <= {0.0, 2.0}
     assert (dropped == dropped[:, :, :1]).all().item()  # whole channels
+
+
+@pytest.mark.parametrize("reduction", ["none", "mean", "sum"])
+def test_ctc_loss_matches_torch(reduction):
+    torch = pytest.importorskip("torch", reason="PyTorch is not installed: the comparison with it is optional")
+    import torch.nn.functional as TF
+
+    rng = np.random.default_rng(13)
+    T, N, C = 12, 3, 5
+    log_probs = np.log(rng.dirichlet(np.ones(C), size=(T, N)))
+    targets = rng.integers(1, C, (N, 4))
+    input_lengths, target_lengths = np.array([12, 10, 7]), np.array([4, 2, 3])
+    _compare_with_grads(torch, F.ctc_loss, TF.ctc_loss, [log_probs, targets, input_lengths, target_lengths],
+                        reduction=reduction)
+    flat = np.concatenate([targets[n, :target_lengths[n]] for n in range(N)])  # concatenated targets
+    _compare_with_grads(torch, F.ctc_loss, TF.ctc_loss, [log_probs, flat, input_lengths, target_lengths],
+                        reduction=reduction)
+    short = np.array([12, 2, 7])  # the second input is too short for its target: an infinite loss
+    for zero_infinity in (False, True):
+        a = F.ctc_loss(tl.tensor(log_probs), tl.tensor(targets), tl.tensor(short), tl.tensor(target_lengths),
+                       reduction="none", zero_infinity=zero_infinity)
+        b = TF.ctc_loss(torch.tensor(log_probs), torch.tensor(targets), torch.tensor(short),
+                        torch.tensor(target_lengths), reduction="none", zero_infinity=zero_infinity)
+        np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-12)

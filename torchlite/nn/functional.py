@@ -1176,3 +1176,83 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     if enum == 0:
         return loss
     return loss.sum() if enum == 2 else loss.mean()
+
+
+def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean", zero_infinity=False):
+    """The Connectionist Temporal Classification loss: -log of the total probability of the alignments of each
+    target with its input (log_probs (T, N, C) or (T, C); targets (N, S) padded or concatenated), by the
+    forward recursion over the targets with blanks between, in log space; 'mean' divides each loss by its
+    target length first."""
+    from .. import arange, logsumexp, stack, tensor
+
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    unbatched = log_probs.dim() == 2
+    lp = log_probs.unsqueeze(1) if unbatched else log_probs
+    T, N, C = lp.shape
+    in_len = [int(v) for v in (input_lengths.reshape(-1).tolist() if hasattr(input_lengths, "tolist")
+                               else [input_lengths] if isinstance(input_lengths, int) else input_lengths)]
+    tg_len = [int(v) for v in (target_lengths.reshape(-1).tolist() if hasattr(target_lengths, "tolist")
+                               else [target_lengths] if isinstance(target_lengths, int) else target_lengths)]
+    if len(in_len) != N or len(tg_len) != N:
+        raise RuntimeError(f"ctc_loss: expected input_lengths and target_lengths of size {N}, got {len(in_len)} and "
+                           f"{len(tg_len)}")
+    for n in range(N):
+        if not 0 <= in_len[n] <= T:
+            raise RuntimeError(f"Expected input_lengths to have value at most {T}, but got value {in_len[n]} "
+                               f"(while checking arguments for ctc_loss_cpu)")
+    # The labels of each sample, padded to S.
+    if targets.dim() == 2:
+        rows = [targets[n, :tg_len[n]].tolist() for n in range(N)]
+    elif unbatched:
+        rows = [targets.reshape(-1)[:tg_len[0]].tolist()]
+    else:
+        flat, rows, at = targets.reshape(-1).tolist(), [], 0
+        for n in range(N):
+            rows.append(flat[at:at + tg_len[n]])
+            at += tg_len[n]
+    S = max([len(r) for r in rows] + [0])
+    L = 2 * S + 1
+    ext = [[blank] * L for _ in range(N)]  # blank, label, blank, label, ..., blank
+    for n, r in enumerate(rows):
+        for j, c in enumerate(r):
+            ext[n][2 * j + 1] = int(c)
+    ext_t = tensor(ext, device=lp.device)
+    # May state s also come from s - 2 (a label differing from the label two before)?
+    skip = [[s >= 2 and ext[n][s] != blank and ext[n][s] != ext[n][s - 2] for s in range(L)] for n in range(N)]
+    big_neg = tensor(-1e30, dtype=lp.dtype, device=lp.device)  # log 0, finite so that gradients stay finite
+    allowed_skip = tensor(skip, device=lp.device)
+    emit = lp.gather(2, ext_t.unsqueeze(0).expand(T, N, L))  # (T, N, L): log p of each state's label
+    s_idx = arange(L, device=lp.device).unsqueeze(0)
+    alpha = _fn.where(s_idx < 2, emit[0], big_neg)
+    finals = [None] * N
+    for t in range(T):
+        if t > 0:
+            prev1 = _fn.cat([big_neg.expand(N, 1), alpha[:, :-1]], 1)
+            prev2 = _fn.where(allowed_skip, _fn.cat([big_neg.expand(N, 2), alpha[:, :-2]], 1), big_neg)
+            alpha = logsumexp(stack([alpha, prev1, prev2], 0), 0) + emit[t]
+        for n in range(N):
+            if in_len[n] == t + 1:
+                end = 2 * len(rows[n])
+                finals[n] = -logsumexp(alpha[n, max(end - 1, 0):end + 1], 0) if end > 0 else -alpha[n, 0]
+    for n in range(N):  # an empty input: probability 1 for an empty target, else 0
+        if finals[n] is None:
+            finals[n] = big_neg * 0 if tg_len[n] == 0 else -big_neg
+    losses = stack(finals, 0)
+    # PyTorch's gradient for log_probs is exp(log_probs) - posterior (the logits' gradient when log_probs are a
+    # log_softmax, which gives the same gradient to those logits): a term of value 0 adds the exp(log_probs).
+    steps = (arange(T, device=lp.device).unsqueeze(1) < tensor(in_len, device=lp.device).unsqueeze(0)).to(lp.dtype)
+    e = lp.exp()
+    losses = losses + ((e - e.detach()).sum(2) * steps).sum(0)
+    impossible = losses > 1e29  # no alignment: PyTorch's inf
+    losses = _fn.where(impossible, float("inf"), losses)
+    if zero_infinity:
+        losses = _fn.where(impossible, 0.0, losses)
+    if unbatched:
+        losses = losses.reshape(())
+    if reduction == "none":
+        return losses
+    if reduction == "sum":
+        return losses.sum()
+    lengths = tensor(tg_len, dtype=losses.dtype, device=losses.device).clamp_min(1)
+    return (losses / (lengths.reshape(()) if unbatched else lengths)).mean()
