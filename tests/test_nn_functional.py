@@ -301,6 +301,9 @@ CONV_CASES = [
     (2, 2, 4, 6, (5, 4), (3, 3), (2, 2), (1, 0), (1, 1), 2, True, (1, 0)),
     (1, 2, 3, 2, (6,), (3,), (3,), (2,), (2,), 1, True, (2,)),
     (3, 1, 2, 4, (3, 2, 3), (2, 2, 3), (2, 1, 2), (0, 1, 1), (1, 1, 1), 2, True, (1, 0, 0)),
+    # wider products (more output channels, groups with several images per chunk)
+    (2, 2, 3, 20, (6, 7), (3, 2), (1, 2), (1, 0), (1, 2), 1, False, (0, 0)),
+    (1, 3, 4, 36, (9,), (3,), (2,), (1,), (1,), 2, False, (0,)),
 ]
 
 
@@ -868,3 +871,26 @@ def test_ctc_loss_matches_torch(reduction):
         b = TF.ctc_loss(torch.tensor(log_probs), torch.tensor(targets), torch.tensor(short),
                         torch.tensor(target_lengths), reduction="none", zero_infinity=zero_infinity)
         np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-12)
+
+
+@pytest.mark.parametrize("d", [2, 3])
+def test_fractional_max_pool_matches_torch_for_given_samples(d):
+    torch = pytest.importorskip("torch", reason="PyTorch is not installed: the comparison with it is optional")
+    import torch.nn.functional as TF
+
+    rng = np.random.default_rng(14)
+    shape, out = ((2, 3, 9, 11), (5, 6)) if d == 2 else ((2, 2, 6, 7, 8), (3, 4, 5))
+    x, samples = rng.standard_normal(shape), rng.uniform(size=(shape[0], shape[1], d))
+    name = f"fractional_max_pool{d}d"
+    kw = dict(kernel_size=2, output_size=out, return_indices=True)
+    a_x, b_x = tl.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    a, a_idx = getattr(F, name)(a_x, _random_samples=tl.tensor(samples), **kw)
+    b, b_idx = getattr(TF, name)(b_x, _random_samples=torch.tensor(samples), **kw)
+    np.testing.assert_array_equal(a.detach().numpy(), b.detach().numpy())
+    np.testing.assert_array_equal(a_idx.numpy(), b_idx.numpy())
+    a.sum().backward()
+    b.sum().backward()
+    np.testing.assert_array_equal(a_x.grad.numpy(), b_x.grad.numpy())
+    # Without samples: random windows of the requested size, each output the maximum of a 2x2 window.
+    y = getattr(F, name)(tl.tensor(x), 2, output_ratio=(0.5,) * d)
+    assert tuple(y.shape) == shape[:2] + tuple(s // 2 for s in shape[2:])

@@ -41,9 +41,9 @@ from ._C import (  # noqa: E402,F401
     get_num_interop_threads, get_num_threads, set_num_interop_threads, set_num_threads,
 )
 
-# A forked child starts with one thread (OpenMP and BLAS): libgomp's thread pool
-# does not survive fork(). The C++ core also resets its own count in a
-# pthread_atfork handler; this one reaches BLAS too.
+# A forked child starts with one thread: libgomp's thread pool does not survive
+# fork(). The C++ core also resets its own count in a pthread_atfork handler;
+# this one goes through set_num_threads (BLAS keeps its single thread).
 if hasattr(_os, "register_at_fork"):
     _os.register_at_fork(after_in_child=lambda: _C.set_num_threads(1))
 

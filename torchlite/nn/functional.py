@@ -4,7 +4,11 @@ The schema's ops with `python_module: nn.functional` come from the generated bin
 functions below add what PyTorch's torch.nn.functional adds in Python, with its signatures and argument
 names: the `inplace=False` argument of the activations and of dropout (which then write the input), the
 `*_` functions, softmax's deprecated implicit dim, dropout's ValueError for a bad p, and the losses'
-reduction strings (with the deprecated size_average and reduce arguments).
+reduction strings (with the deprecated size_average and reduce arguments). The functions PyTorch itself
+writes in Python (the channel and alpha dropouts, rrelu, gumbel_softmax, embedding_bag, the pooling and
+resampling front ends, lp and fractional max pooling, max_unpool, affine_grid and grid_sample, ctc_loss and
+the other Python-only losses) are written here with torchlite ops, so autograd and every device come from
+those ops.
 """
 from .. import _C
 from .._namespace import export
@@ -1256,3 +1260,82 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
         return losses.sum()
     lengths = tensor(tg_len, dtype=losses.dtype, device=losses.device).clamp_min(1)
     return (losses / (lengths.reshape(()) if unbatched else lengths)).mean()
+
+
+# ------------------------------------------------------------------ fractional max pooling
+def _fractional_starts(sample, n_in, n_out, pool):
+    """The window starts of one dim for each plane's sample u in [0, 1): floor((i + u) alpha) - floor(u alpha),
+    alpha = (n_in - pool) / (n_out - 1), the last window ending the input (PyTorch's sequence, computed in the
+    input's dtype)."""
+    from .. import arange, tensor
+
+    if n_out == 1:
+        return _fn.full(list(sample.shape) + [1], n_in - pool, dtype=_int64(), device=sample.device)
+    alpha = tensor(float(n_in - pool), dtype=sample.dtype) / tensor(float(n_out - 1), dtype=sample.dtype)
+    i = arange(n_out - 1, device=sample.device).to(sample.dtype)
+    starts = ((i + sample.unsqueeze(-1)) * alpha).to(_int64()) - (sample * alpha).to(_int64()).unsqueeze(-1)
+    last = _fn.full(list(sample.shape) + [1], n_in - pool, dtype=_int64(), device=sample.device)
+    return _fn.cat([starts, last], -1)
+
+
+def _fractional_max_pool(name, input, kernel_size, output_size, output_ratio, return_indices, _random_samples, d):
+    from .. import arange, rand
+
+    if output_size is None and output_ratio is None:
+        raise ValueError(f"{name} requires specifying either an output_size or an output_ratio")
+    if input.dim() not in (d + 1, d + 2):
+        raise RuntimeError(f"{name}(): Expected {d + 1}D or {d + 2}D tensor, but got: {list(input.shape)}")
+    batched = input.dim() == d + 2
+    x = input if batched else input.unsqueeze(0)
+    n, c, spatial = x.shape[0], x.shape[1], list(x.shape[2:])
+    kernel = _tuple(kernel_size, d)
+    if output_size is None:
+        ratio = _tuple(output_ratio, d)
+        if not all(0 < r < 1 for r in ratio):
+            raise ValueError(f"{name} requires output_ratio to either be a single Int or tuple of Ints, between 0 "
+                             f"and 1, got {output_ratio}")
+        output_size = [int(s * r) for s, r in zip(spatial, ratio)]
+    out = list(_tuple(output_size, d))
+    for j in range(d):
+        if out[j] + kernel[j] - 1 > spatial[j]:
+            raise RuntimeError(f"{name}(): pool size {kernel[j]} too large relative to input size {spatial[j]} and "
+                               f"output size {out[j]}")
+    samples = _random_samples if _random_samples is not None else rand(n, c, d, dtype=x.dtype, device=x.device)
+    # PyTorch's order of the samples: (width, height) in 2-d, (time, height, width) in 3-d.
+    order = [1, 0] if d == 2 else list(range(d))
+    starts = [_fractional_starts(samples[:, :, order[j]], spatial[j], out[j], kernel[j]) for j in range(d)]
+    # The flat input position of every (output position, window offset), dims interleaved as (o_0, .., k_0, ..).
+    pos = None
+    for j in range(d):
+        coord = starts[j].unsqueeze(-1) + arange(kernel[j], device=x.device)  # (n, c, out_j, k_j)
+        shape = [n, c] + [1] * (2 * d)
+        shape[2 + j], shape[2 + d + j] = out[j], kernel[j]
+        coord = coord.reshape(shape)
+        pos = coord if pos is None else pos * spatial[j] + coord
+    window = 1
+    for k in kernel:
+        window *= k
+    pos = pos.expand([n, c] + out + list(kernel)).reshape(n, c, -1, window)
+    flat = x.reshape(n, c, 1, -1).expand(n, c, pos.shape[2], x[0, 0].numel())
+    values = flat.gather(3, pos)
+    best = values.argmax(3, keepdim=True)
+    indices = pos.gather(3, best).reshape([n, c] + out)
+    result = x.reshape(n, c, -1).gather(2, indices.reshape(n, c, -1)).reshape([n, c] + out)
+    if not batched:
+        result, indices = result.squeeze(0), indices.squeeze(0)
+    return (result, indices) if return_indices else result
+
+
+def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
+                          _random_samples=None):
+    """Max pooling over pseudo-random windows of the last 2 dims that yield output_size (or output_ratio of the
+    input size); _random_samples (N, C, 2) in [0, 1) fixes the windows."""
+    return _fractional_max_pool("fractional_max_pool2d", input, kernel_size, output_size, output_ratio,
+                                return_indices, _random_samples, 2)
+
+
+def fractional_max_pool3d(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
+                          _random_samples=None):
+    """Max pooling over pseudo-random windows of the last 3 dims; _random_samples (N, C, 3) fixes them."""
+    return _fractional_max_pool("fractional_max_pool3d", input, kernel_size, output_size, output_ratio,
+                                return_indices, _random_samples, 3)
