@@ -2,7 +2,7 @@
 // cross_entropy_loss as log_softmax + nll_loss for class indices (label smoothing adds the uniform
 // distribution's term) or a weighted sum for class probabilities, as PyTorch computes them.
 #include "core/ScalarType.h"
-#include "composite/LossReduction.h"
+#include "composite/Numbers.h"
 #include "core/TensorFactory.h"
 #include "kernels/cross_entropy_loss.h"
 #include "kernels/nll_loss.h"
@@ -34,7 +34,6 @@ using loss::kNone;
 using loss::kSum;
 using loss::reduce;
 
-Tensor scalar(double v) { return scalar_to_tensor(Scalar(v), /*wrapped=*/true); }
 
 // weight shaped to broadcast along the class dim of self: (C) for a (C) input, else (1, C, 1, ...).
 Tensor class_view(const Tensor& weight, const Tensor& self) {
@@ -89,8 +88,8 @@ Tensor composite::cross_entropy_loss(const Tensor& self, const Tensor& target, c
     TL_CHECK(ignore_index < 0, "ignore_index is not supported for floating point target");
     Tensor t = target;
     if (label_smoothing > 0.0)
-      t = torchlite::add(torchlite::mul(target, scalar(1.0 - label_smoothing)),
-                         scalar(label_smoothing / static_cast<double>(n_classes)), Scalar(int64_t(1)));
+      t = torchlite::add(torchlite::mul(target, number(1.0 - label_smoothing)),
+                         number(label_smoothing / static_cast<double>(n_classes)), Scalar(int64_t(1)));
     return probability_loss(torchlite::log_softmax(self, class_dim, std::nullopt), t, weight, reduction, class_dim);
   }
   if (label_smoothing <= 0.0)  // the fused pair, whose backward writes no dense intermediate
@@ -114,8 +113,8 @@ Tensor composite::cross_entropy_loss(const Tensor& self, const Tensor& target, c
                           : torchlite::sum(kept);
     smooth_loss = torchlite::div(torchlite::sum(smooth), denom);
   }
-  return torchlite::add(torchlite::mul(nll, scalar(1.0 - label_smoothing)),
-                        torchlite::mul(smooth_loss, scalar(label_smoothing / static_cast<double>(n_classes))),
+  return torchlite::add(torchlite::mul(nll, number(1.0 - label_smoothing)),
+                        torchlite::mul(smooth_loss, number(label_smoothing / static_cast<double>(n_classes))),
                         Scalar(int64_t(1)));
 }
 

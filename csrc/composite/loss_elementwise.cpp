@@ -4,7 +4,7 @@
 // with other ops, as PyTorch computes them.
 #include <cmath>
 
-#include "composite/LossReduction.h"
+#include "composite/Numbers.h"
 #include "core/TensorFactory.h"
 #include "kernels/binary_cross_entropy.h"
 #include "kernels/binary_cross_entropy_with_logits.h"
@@ -67,11 +67,9 @@ namespace {
 using loss::check_reduction;
 using loss::reduce;
 
-Tensor num(double v) { return scalar_to_tensor(Scalar(v), /*wrapped=*/true); }
-Tensor num(int64_t v) { return scalar_to_tensor(Scalar(v), /*wrapped=*/true); }
 
 // where(cond, a, b) with b a number.
-Tensor where_else(const Tensor& cond, const Tensor& a, double b) { return torchlite::where(cond, a, num(b)); }
+Tensor where_else(const Tensor& cond, const Tensor& a, double b) { return torchlite::where(cond, a, number(b)); }
 
 }  // namespace
 
@@ -91,23 +89,23 @@ Tensor composite::smooth_l1_loss(const Tensor& self, const Tensor& target, int64
   TL_CHECK(beta >= 0, "smooth_l1_loss does not support negative values for beta.");
   if (beta == 0) return l1_loss(self, target, reduction);
   const Tensor z = abs(sub(self, target));
-  const Tensor quadratic = mul(mul(z, z), num(0.5 / beta)), linear = sub(z, num(0.5 * beta));
-  return reduce(torchlite::where(lt(z, num(beta)), quadratic, linear), reduction);
+  const Tensor quadratic = mul(mul(z, z), number(0.5 / beta)), linear = sub(z, number(0.5 * beta));
+  return reduce(torchlite::where(lt(z, number(beta)), quadratic, linear), reduction);
 }
 
 Tensor composite::huber_loss(const Tensor& self, const Tensor& target, int64_t reduction, double delta) {
   check_reduction("huber_loss", reduction);
   TL_CHECK(delta > 0, "huber_loss does not support non-positive values for delta.");
   const Tensor z = abs(sub(self, target));
-  const Tensor quadratic = mul(mul(z, z), num(0.5)), linear = mul(sub(z, num(0.5 * delta)), num(delta));
-  return reduce(torchlite::where(lt(z, num(delta)), quadratic, linear), reduction);
+  const Tensor quadratic = mul(mul(z, z), number(0.5)), linear = mul(sub(z, number(0.5 * delta)), number(delta));
+  return reduce(torchlite::where(lt(z, number(delta)), quadratic, linear), reduction);
 }
 
 Tensor composite::binary_cross_entropy(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight,
                                        int64_t reduction) {
   check_reduction("binary_cross_entropy", reduction);
   if (self.numel() > 0) {
-    const Tensor inside = logical_and(ge(self, num(0.0)), le(self, num(1.0)));
+    const Tensor inside = logical_and(ge(self, number(0.0)), le(self, number(1.0)));
     TL_CHECK(item(all(inside)).to<bool>(), "all elements of input should be between 0 and 1");
   }
   Tensor l = _binary_cross_entropy_elementwise(self, target);
@@ -121,9 +119,9 @@ Tensor composite::binary_cross_entropy_with_logits(const Tensor& self, const Ten
   check_reduction("binary_cross_entropy_with_logits", reduction);
   // (1 - target) x - log_weight * log(sigmoid(x)), log_weight = 1 + (pos_weight - 1) target.
   Tensor log_weight;
-  if (pos_weight && pos_weight->defined()) log_weight = add(mul(sub(*pos_weight, num(int64_t(1))), target), num(1.0));
+  if (pos_weight && pos_weight->defined()) log_weight = add(mul(sub(*pos_weight, number(int64_t(1))), target), number(1.0));
   const Tensor ls = log_sigmoid(self);
-  Tensor l = sub(mul(sub(num(1.0), target), self), log_weight.defined() ? mul(log_weight, ls) : ls);
+  Tensor l = sub(mul(sub(number(1.0), target), self), log_weight.defined() ? mul(log_weight, ls) : ls);
   if (weight && weight->defined()) l = mul(l, *weight);
   return reduce(l, reduction);
 }
@@ -134,7 +132,7 @@ Tensor composite::kl_div(const Tensor& self, const Tensor& target, int64_t reduc
   if (log_target) {
     l = mul(exp(target), sub(target, self));
   } else {  // target log(target) is 0 at target 0 (PyTorch's xlogy); a negative target gives NaN
-    const Tensor safe = torchlite::where(eq(target, num(0.0)), num(1.0), target);
+    const Tensor safe = torchlite::where(eq(target, number(0.0)), number(1.0), target);
     l = sub(mul(target, log(safe)), mul(target, self));
   }
   return reduce(l, reduction);
@@ -147,15 +145,15 @@ Tensor composite::soft_margin_loss(const Tensor& self, const Tensor& target, int
 
 Tensor composite::hinge_embedding_loss(const Tensor& self, const Tensor& target, double margin, int64_t reduction) {
   check_reduction("hinge_embedding_loss", reduction);
-  const Tensor margin_part = where_else(ne(target, num(int64_t(1))), clamp_min(sub(num(margin), self), 0.0), 0.0);
-  const Tensor self_part = where_else(ne(target, num(int64_t(-1))), self, 0.0);
+  const Tensor margin_part = where_else(ne(target, number(int64_t(1))), clamp_min(sub(number(margin), self), 0.0), 0.0);
+  const Tensor self_part = where_else(ne(target, number(int64_t(-1))), self, 0.0);
   return reduce(add(margin_part, self_part), reduction);
 }
 
 Tensor composite::margin_ranking_loss(const Tensor& input1, const Tensor& input2, const Tensor& target,
                                       double margin, int64_t reduction) {
   check_reduction("margin_ranking_loss", reduction);
-  return reduce(clamp_min(add(neg(mul(target, sub(input1, input2))), num(margin)), 0.0), reduction);
+  return reduce(clamp_min(add(neg(mul(target, sub(input1, input2))), number(margin)), 0.0), reduction);
 }
 
 Tensor composite::cosine_embedding_loss(const Tensor& input1, const Tensor& input2, const Tensor& target,
@@ -169,22 +167,22 @@ Tensor composite::cosine_embedding_loss(const Tensor& input1, const Tensor& inpu
   const int64_t dim[] = {input1.dim() - 1};
   const IntArrayRef d(dim, 1);
   const Tensor prod = sum(mul(input1, input2), d);
-  const Tensor mag1 = add(sum(mul(input1, input1), d), num(kEps));
-  const Tensor mag2 = add(sum(mul(input2, input2), d), num(kEps));
+  const Tensor mag1 = add(sum(mul(input1, input1), d), number(kEps));
+  const Tensor mag2 = add(sum(mul(input2, input2), d), number(kEps));
   const Tensor cos = div(prod, sqrt(mul(mag1, mag2)));
-  const Tensor pos = where_else(eq(target, num(int64_t(1))), sub(num(1.0), cos), 0.0);
-  const Tensor negative = where_else(eq(target, num(int64_t(-1))), clamp_min(sub(cos, num(margin)), 0.0), 0.0);
+  const Tensor pos = where_else(eq(target, number(int64_t(1))), sub(number(1.0), cos), 0.0);
+  const Tensor negative = where_else(eq(target, number(int64_t(-1))), clamp_min(sub(cos, number(margin)), 0.0), 0.0);
   return reduce(add(pos, negative), reduction);
 }
 
 Tensor composite::poisson_nll_loss(const Tensor& input, const Tensor& target, bool log_input, bool full, double eps,
                                    int64_t reduction) {
   check_reduction("poisson_nll_loss", reduction);
-  Tensor l = log_input ? sub(exp(input), mul(target, input)) : sub(input, mul(target, log(add(input, num(eps)))));
+  Tensor l = log_input ? sub(exp(input), mul(target, input)) : sub(input, mul(target, log(add(input, number(eps)))));
   if (full) {  // Stirling's approximation of log(target!), where target > 1
     const Tensor stirling = add(sub(mul(target, log(target)), target),
-                                mul(log(mul(target, num(2 * M_PI))), num(0.5)));
-    l = add(l, masked_fill(stirling, le(target, num(1.0)), Scalar(0.0)));
+                                mul(log(mul(target, number(2 * M_PI))), number(0.5)));
+    l = add(l, masked_fill(stirling, le(target, number(1.0)), Scalar(0.0)));
   }
   return reduce(l, reduction);
 }
@@ -203,25 +201,25 @@ Tensor composite::multi_margin_loss(const Tensor& self, const Tensor& target, co
   const Tensor x = torchlite::reshape(self, rows.ref());
   const Tensor y = torchlite::reshape(target, one.ref());
   if (y.numel() > 0) {
-    const Tensor ok = logical_and(ge(y, num(int64_t(0))), lt(y, num(C)));
+    const Tensor ok = logical_and(ge(y, number(int64_t(0))), lt(y, number(C)));
     TL_CHECK(item(all(ok)).to<bool>(), "multi_margin_loss: target out of range, expected values in [0, ", C, ")");
   }
   // max(0, margin - x[y] + x[i]) for i != y (x[y]'s own term is set to 0), weighted by weight[y].
-  Tensor z = clamp_min(add(sub(num(margin.to<double>()), gather(x, 1, y)), x), 0.0);
+  Tensor z = clamp_min(add(sub(number(margin.to<double>()), gather(x, 1, y)), x), 0.0);
   if (pv == 2) z = mul(z, z);
   if (weight && weight->defined()) z = mul(z, unsqueeze(index_select(*weight, 0, torchlite::reshape(y, {-1})), 1));
   z = scatter(z, 1, y, Scalar(0.0));
   const int64_t classes_dim[] = {1};
-  Tensor per_row = div(sum(z, IntArrayRef(classes_dim, 1)), num(static_cast<double>(C)));
+  Tensor per_row = div(sum(z, IntArrayRef(classes_dim, 1)), number(static_cast<double>(C)));
   if (self.dim() <= 1) per_row = torchlite::reshape(per_row, target.sizes());  // (a 1-D input: target's shape)
   return reduce(per_row, reduction);
 }
 
 Tensor composite::pairwise_distance(const Tensor& x1, const Tensor& x2, double p, double eps, bool keepdim) {
   const int64_t last = std::max(x1.dim(), x2.dim()) - 1;
-  if (last < 0) return norm(add(sub(x1, x2), num(eps)), Scalar(p), std::nullopt, keepdim);
+  if (last < 0) return norm(add(sub(x1, x2), number(eps)), Scalar(p), std::nullopt, keepdim);
   const int64_t dim[] = {last};
-  return norm(add(sub(x1, x2), num(eps)), Scalar(p), IntArrayRef(dim, 1), keepdim);
+  return norm(add(sub(x1, x2), number(eps)), Scalar(p), IntArrayRef(dim, 1), keepdim);
 }
 
 Tensor composite::cosine_similarity(const Tensor& x1, const Tensor& x2, int64_t dim, double eps) {
@@ -248,7 +246,7 @@ Tensor composite::triplet_margin_loss(const Tensor& anchor, const Tensor& positi
   const Tensor d_pos = pairwise_distance(anchor, positive, p, eps, false);
   Tensor d_neg = pairwise_distance(anchor, negative, p, eps, false);
   if (swap) d_neg = minimum(d_neg, pairwise_distance(positive, negative, p, eps, false));
-  return reduce(clamp_min(sub(add(d_pos, num(margin)), d_neg), 0.0), reduction);
+  return reduce(clamp_min(sub(add(d_pos, number(margin)), d_neg), 0.0), reduction);
 }
 
 Tensor composite::cdist(const Tensor& x1, const Tensor& x2, double p, std::optional<int64_t> compute_mode) {

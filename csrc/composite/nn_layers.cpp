@@ -3,6 +3,7 @@
 #include <cmath>
 #include <string>
 
+#include "composite/Numbers.h"
 #include "core/TensorFactory.h"
 #include "kernels/bilinear.h"
 #include "kernels/gelu.h"
@@ -42,12 +43,6 @@
 
 namespace torchlite {
 
-namespace {
-
-Tensor num(double v) { return scalar_to_tensor(Scalar(v), /*wrapped=*/true); }
-
-}  // namespace
-
 Tensor composite::gelu(const Tensor& self, std::string_view approximate) {
   if (approximate == "none") return _gelu_erf(self);
   if (approximate == "tanh") return _gelu_tanh(self);
@@ -75,7 +70,7 @@ Tensor composite::prelu(const Tensor& self, const Tensor& weight) {
     shape[self.dim() >= 2 ? 1 : 0] = n;
     w = reshape(weight, shape.ref());
   }
-  return torchlite::where(ge(self, num(0.0)), self, mul(w, self));
+  return torchlite::where(ge(self, number(0.0)), self, mul(w, self));
 }
 
 Tensor composite::pixel_shuffle(const Tensor& self, int64_t upscale_factor) {
@@ -169,7 +164,7 @@ Tensor composite::scaled_dot_product_attention(const Tensor& query, const Tensor
   }
   const int64_t L = query.size(-2), S = k.size(-2);
   const double s = scale ? *scale : 1.0 / std::sqrt(static_cast<double>(query.size(-1)));
-  Tensor scores = mul(matmul(query, transpose(k, -2, -1)), num(s));
+  Tensor scores = mul(matmul(query, transpose(k, -2, -1)), number(s));
   if (is_causal) {  // position i attends to positions <= i
     const DimVector ls{L, S};
     const Tensor keep = tril(ones(ls.ref(), ScalarType::Bool, query.device()), 0);

@@ -3,6 +3,7 @@
 // (1, N * C, *) view, as PyTorch does it) and rms_norm.
 #include <limits>
 
+#include "composite/Numbers.h"
 #include "core/TensorFactory.h"
 #include "kernels/batch_norm.h"
 #include "dispatch/NormShape.h"
@@ -31,7 +32,6 @@ namespace torchlite {
 
 namespace {
 
-Tensor number(double v) { return scalar_to_tensor(Scalar(v), /*wrapped=*/true); }
 
 bool given(const std::optional<Tensor>& t) { return t && t->defined(); }
 

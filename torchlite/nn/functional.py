@@ -866,18 +866,20 @@ bilinear = _fn.bilinear
 
 
 # ------------------------------------------------------------------ unfold / fold
-def _pair(v):
-    return tuple(v) if isinstance(v, (list, tuple)) else (v, v)
+def _tuple(v, d):
+    """An int argument as d values (a tuple or list as it is)."""
+    return tuple(v) if isinstance(v, (list, tuple)) else (v,) * d
 
 
 def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
     """The sliding blocks of an (N, C, H, W) or (C, H, W) input as columns: (N, C kh kw, L)."""
-    return _nn.im2col(input, _pair(kernel_size), _pair(dilation), _pair(padding), _pair(stride))
+    return _nn.im2col(input, _tuple(kernel_size, 2), _tuple(dilation, 2), _tuple(padding, 2), _tuple(stride, 2))
 
 
 def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
     """Sums the sliding blocks (N, C kh kw, L) back into an (N, C, *output_size) image (unfold's adjoint)."""
-    return _nn.col2im(input, _pair(output_size), _pair(kernel_size), _pair(dilation), _pair(padding), _pair(stride))
+    return _nn.col2im(input, _tuple(output_size, 2), _tuple(kernel_size, 2), _tuple(dilation, 2), _tuple(padding, 2),
+                      _tuple(stride, 2))
 
 
 # ------------------------------------------------------------------ unpooling and power-average pooling
@@ -906,10 +908,6 @@ def _unpool(name, input, indices, kernel_size, stride, padding, output_size, d):
                            f"{'x'.join(str(s) for s in size)}")
     out = _fn.zeros(lead + [plane], dtype=input.dtype, device=input.device)
     return out.scatter(input.dim() - d, flat_indices, flat_values).reshape(lead + size)
-
-
-def _tuple(v, d):
-    return tuple(v) if isinstance(v, (list, tuple)) else (v,) * d
 
 
 def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
@@ -1107,7 +1105,7 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
 
     def tap(x, y):  # the input at integer pixel (x, y), 0 outside
         inside = (x >= 0) & (x <= w - 1) & (y >= 0) & (y <= h - 1)
-        index = (y.clamp(0, h - 1) * w + x.clamp(0, w - 1)).to(_int64())
+        index = (y.clamp(0, h - 1) * w + x.clamp(0, w - 1)).to(_C.int64)
         values = flat.gather(2, index.unsqueeze(1).expand(n, c, index.shape[1]))
         return values * inside.unsqueeze(1).to(values.dtype)
 
@@ -1120,12 +1118,6 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
         out = (tap(x0, y0) * wx0 * wy0 + tap(x0 + 1, y0) * wx1 * wy0 + tap(x0, y0 + 1) * wx0 * wy1
                + tap(x0 + 1, y0 + 1) * wx1 * wy1)
     return out.reshape(n, c, ho, wo)
-
-
-def _int64():
-    from .. import int64
-
-    return int64
 
 
 # ------------------------------------------------------------------ the top-level names of PyTorch's dropouts
@@ -1159,7 +1151,7 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     """For each sample x with target classes J (target's entries before the first -1): the sum over j in J and
     i not in J of max(0, 1 - (x[j] - x[i])), over the number of classes; reduced over the batch."""
     enum = _reduction_enum(size_average, reduce, reduction)
-    if target.dtype != _int64():
+    if target.dtype != _C.int64:
         raise RuntimeError(f"multilabel_margin_loss: expected target of dtype int64, got {target.dtype}")
     if input.dim() > 2 or target.shape != input.shape:
         raise RuntimeError(f"inconsistent target size: {tuple(target.shape)} for input of size {tuple(input.shape)}")
@@ -1270,11 +1262,11 @@ def _fractional_starts(sample, n_in, n_out, pool):
     from .. import arange, tensor
 
     if n_out == 1:
-        return _fn.full(list(sample.shape) + [1], n_in - pool, dtype=_int64(), device=sample.device)
+        return _fn.full(list(sample.shape) + [1], n_in - pool, dtype=_C.int64, device=sample.device)
     alpha = tensor(float(n_in - pool), dtype=sample.dtype) / tensor(float(n_out - 1), dtype=sample.dtype)
     i = arange(n_out - 1, device=sample.device).to(sample.dtype)
-    starts = ((i + sample.unsqueeze(-1)) * alpha).to(_int64()) - (sample * alpha).to(_int64()).unsqueeze(-1)
-    last = _fn.full(list(sample.shape) + [1], n_in - pool, dtype=_int64(), device=sample.device)
+    starts = ((i + sample.unsqueeze(-1)) * alpha).to(_C.int64) - (sample * alpha).to(_C.int64).unsqueeze(-1)
+    last = _fn.full(list(sample.shape) + [1], n_in - pool, dtype=_C.int64, device=sample.device)
     return _fn.cat([starts, last], -1)
 
 

@@ -63,7 +63,7 @@ template <typename T>
 void blas_gemm(const Tensor& a, const Tensor& b, const Tensor& c, const Scalar& alpha, const Scalar& beta) {
   int64_t batch = c.size(0), M = c.size(1), N = c.size(2), K = a.size(2);
   BlasOperand A = blas_operand(a), B = blas_operand(b);
-  blasint m = static_cast<blasint>(M), n = static_cast<blasint>(N), k = static_cast<blasint>(K);
+  blasint m = static_cast<blasint>(M), k = static_cast<blasint>(K);
   blasint ldc = static_cast<blasint>(std::max<int64_t>(N, 1));
   T al = alpha.to<T>(), be = beta.to<T>();
   T* C = c.data<T>();
@@ -95,7 +95,6 @@ void blas_gemm(const Tensor& a, const Tensor& b, const Tensor& c, const Scalar& 
       }
     }
   });
-  (void)n;
 }
 
 // The plain loop: each output element is one thread's sum over k in order, so the
