@@ -130,9 +130,19 @@ class Tensor(_C.TensorBase):
         return self.numel() * self.dtype.itemsize
 
     def __deepcopy__(self, memo):
-        out = _C._to_dtype(self, self.dtype)
-        memo[id(self)] = out
-        return out
+        from ._serialization import deepcopy_tensor
+
+        return deepcopy_tensor(self, memo)
+
+    def __copy__(self):
+        from ._serialization import copy_tensor
+
+        return copy_tensor(self)
+
+    def __reduce_ex__(self, protocol):
+        from ._serialization import reduce_tensor
+
+        return reduce_tensor(self)
 
     @property
     def T(self):

@@ -33,6 +33,18 @@ void TensorImpl::set_geometry(IntArrayRef sizes, IntArrayRef strides, int64_t of
   refresh_contiguous();
 }
 
+void TensorImpl::shallow_copy_from(const TensorImpl& src) {
+  if (&src == this) return;
+  storage_ = src.storage_;
+  sizes_ = src.sizes_;
+  strides_ = src.strides_;
+  offset_ = src.offset_;
+  numel_ = src.numel_;
+  dtype_ = src.dtype_;
+  device_ = src.device_;
+  is_contiguous_ = src.is_contiguous_;
+}
+
 void TensorImpl::set_contiguous_geometry(IntArrayRef sizes) {
   sizes_.assign(sizes);
   strides_.resize(sizes.size());

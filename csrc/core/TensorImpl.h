@@ -58,6 +58,9 @@ class TensorImpl final : public intrusive_target {
   Device device() const { return device_; }
   const Storage& storage() const { return storage_; }
   void set_storage(Storage s) { storage_ = std::move(s); }
+  // `x.data = y`: x takes y's storage, geometry, dtype and device; x keeps its identity, version
+  // counter, autograd meta and Python object (PyTorch's set_data).
+  void shallow_copy_from(const TensorImpl& src);
   char* data() const {
     return static_cast<char*>(storage_->data()) + offset_ * element_size(dtype_);
   }

@@ -182,6 +182,19 @@ static PyObject* get_data(PyObject* self, void*) {
   return wrap(make_alias(t, t.sizes(), t.strides(), t.storage_offset()));
   TL_PY_END
 }
+// x.data = y: x now holds y's memory, shape, dtype and device (Module.to/half/cuda keep their
+// Parameter objects this way); y must be a Tensor, and a leaf that requires grad keeps doing so.
+static int set_data(PyObject* self, PyObject* value, void*) {
+  TL_PY_BEGIN
+  TL_CHECK_TYPE(value && is_tensor(value), "assigned data must be a Tensor, not ",
+                value ? Py_TYPE(value)->tp_name : "deletion");
+  const Tensor& t = unwrap(self);
+  const Tensor& src = unwrap(value);
+  TL_CHECK_VALUE(!src.impl()->is_wrapped_number(), "assigned data must not be a wrapped number");
+  t.impl()->shallow_copy_from(*src.impl());
+  return 0;
+  TL_PY_END_INT
+}
 static PyObject* get_grad(PyObject* self, void*) {
   TL_PY_BEGIN
   return tensor_get_grad(unwrap(self));
@@ -254,7 +267,7 @@ static PyGetSetDef tensor_getset[] = {
     {"ndim", get_ndim, nullptr, "the number of dims", nullptr},
     {"is_cuda", get_is_cuda, nullptr, "whether the tensor is on a CUDA device", nullptr},
     {"requires_grad", get_requires_grad, set_requires_grad, "whether autograd records ops on this tensor", nullptr},
-    {"data", get_data, nullptr, "the tensor's memory without autograd history (writes are not tracked)", nullptr},
+    {"data", get_data, set_data, "the tensor's memory without autograd history (writes are not tracked)", nullptr},
     {"grad", get_grad, set_grad, "the accumulated gradient (leaves, and tensors that retain_grad())", nullptr},
     {"grad_fn", get_grad_fn, nullptr, "the backward node that produced this tensor, or None for a leaf", nullptr},
     {"is_leaf", get_is_leaf, nullptr, "whether the tensor has no grad_fn", nullptr},
@@ -288,6 +301,16 @@ static PyObject* m_storage_offset(PyObject* self, PyObject*) {
 static PyObject* m_element_size(PyObject* self, PyObject*) { return PyLong_FromLongLong(unwrap(self).element_size()); }
 static PyObject* m_data_ptr(PyObject* self, PyObject*) {
   return PyLong_FromVoidPtr(unwrap(self).numel() ? unwrap(self).data_ptr() : nullptr);
+}
+// The storage's start address and size in bytes: which tensors share memory (torchlite.save writes one
+// record per storage) and how much of it there is.
+static PyObject* m_storage_ptr(PyObject* self, PyObject*) {
+  const Storage& s = unwrap(self).impl()->storage();
+  return PyLong_FromVoidPtr(s ? s->data() : nullptr);
+}
+static PyObject* m_storage_nbytes(PyObject* self, PyObject*) {
+  const Storage& s = unwrap(self).impl()->storage();
+  return PyLong_FromSize_t(s ? s->nbytes() : 0);
 }
 static PyObject* m_is_view(PyObject* self, PyObject*) { return PyBool_FromLong(unwrap(self).is_view()); }
 
@@ -382,6 +405,8 @@ static PyMethodDef tensor_methods[] = {
     {"nelement", m_numel, METH_NOARGS, "the number of elements"},
     {"is_contiguous", m_is_contiguous, METH_NOARGS, "whether the layout is dense row-major"},
     {"storage_offset", m_storage_offset, METH_NOARGS, "the offset into the storage, in elements"},
+    {"_storage_ptr", m_storage_ptr, METH_NOARGS, "the address where the tensor's storage starts"},
+    {"_storage_nbytes", m_storage_nbytes, METH_NOARGS, "the size of the tensor's storage in bytes"},
     {"element_size", m_element_size, METH_NOARGS, "bytes per element"},
     {"data_ptr", m_data_ptr, METH_NOARGS, "the address of the first element"},
     {"_is_view", m_is_view, METH_NOARGS, "whether this tensor is a view of another"},

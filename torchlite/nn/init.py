@@ -1,0 +1,1 @@
+"""nn.init: filled in next."""

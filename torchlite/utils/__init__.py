@@ -1,0 +1,2 @@
+"""Utilities (PyTorch's torch.utils): hook handles."""
+from . import hooks  # noqa: F401
