@@ -60,6 +60,7 @@ del _export
 from . import fft, linalg, nn, special, testing, utils  # noqa: E402,F401
 from . import serialization  # noqa: E402,F401
 from .serialization import load, save  # noqa: E402,F401
+from .utils.dlpack import from_dlpack  # noqa: E402,F401
 from .functional import broadcast_shapes, broadcast_tensors, einsum, tensordot  # noqa: E402,F401  (varargs signatures)
 from .functional import nonzero  # noqa: E402,F401  (as_tuple=)
 from .functional import norm, unique  # noqa: E402,F401  (norm's p may be 'fro'; unique's result depends on flags)

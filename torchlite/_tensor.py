@@ -139,6 +139,26 @@ class Tensor(_C.TensorBase):
 
         return copy_tensor(self)
 
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        """A DLPack capsule sharing this tensor's memory (the array-API interchange protocol)."""
+        versioned = max_version is not None and tuple(max_version) >= (1, 0)
+        if copy:
+            return _C._to_dlpack(self.detach().clone(), versioned)
+        if dl_device is not None and tuple(dl_device) != self.__dlpack_device__():
+            raise BufferError(f"__dlpack__: cannot export to device {tuple(dl_device)} without a copy")
+        if self.requires_grad:
+            raise RuntimeError("Can't export tensors that require gradient, use tensor.detach()")
+        if self.device.type == "cuda" and stream not in (None, -1):
+            from . import cuda
+
+            cuda.synchronize()  # work queued on torchlite's stream is done before the consumer reads
+        return _C._to_dlpack(self, versioned)
+
+    def __dlpack_device__(self):
+        """(device type, index) in DLPack's codes: (1, 0) for the CPU, (2, i) for CUDA device i."""
+        d = self.device
+        return (2, d.index or 0) if d.type == "cuda" else (1, 0)
+
     def __reduce_ex__(self, protocol):
         from ._serialization import reduce_tensor
 

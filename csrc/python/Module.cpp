@@ -23,7 +23,8 @@ namespace py = pybind11;
 
 namespace torchlite::python {
 
-void init_cuda(py::module_& m);  // PyCuda.cpp
+void init_cuda(py::module_& m);    // PyCuda.cpp
+void init_dlpack(py::module_& m);  // PyDLPack.cpp
 
 void add_functions(const ModuleSet& modules, PyMethodDef* defs, const char* const* module_names) {
   for (int i = 0; defs[i].ml_name; ++i) {
@@ -198,6 +199,7 @@ PYBIND11_MODULE(_C, m) {
   init_generator(m.ptr());
   init_autograd(m.ptr());
   init_cuda(m);
+  init_dlpack(m);
   ModuleSet modules{
       m.def_submodule("_functions", "ops bound as torchlite.*").ptr(),
       m.def_submodule("_nn", "ops bound as torchlite.nn.functional.*").ptr(),

@@ -1,2 +1,2 @@
-"""Utilities (PyTorch's torch.utils): hook handles."""
-from . import hooks  # noqa: F401
+"""Utilities (PyTorch's torch.utils): hook handles, DLPack."""
+from . import dlpack, hooks  # noqa: F401
