@@ -745,34 +745,71 @@ def _feature_mask(input, p, batched):
     return _fn.bernoulli(_fn.full(shape, 1.0 - p, dtype=input.dtype, device=input.device))
 
 
-def _channel_dropout(name, input, p, training, inplace, spatial):
-    _check_p(p)
-    _check_inplace(name, inplace)
-    if input.dim() not in (spatial + 1, spatial + 2):
-        raise RuntimeError(f"{name}: Expected {spatial + 1}D or {spatial + 2}D input, but received a {input.dim()}D "
-                           f"input. Note that {name} exists to provide channel-wise dropout on inputs with "
-                           f"{spatial} spatial dimension{'s' if spatial > 1 else ''}, a channel dimension, and an "
-                           "optional batch dimension.")
+def _feature_dropout(input, p, training, inplace, batched):
+    """Whole channels zeroed with probability p (the rest scaled by 1 / (1 - p)): one draw per (N, C) of an
+    (N, C, *) input, per C of an unbatched (C, *) one. Like PyTorch's feature dropout it returns the input when
+    not training, when p is 0 or when the input is empty, zeroes everything when p is 1, and else needs at
+    least 2 dims (counting the batch dim an unbatched input gets)."""
     if not training or p == 0 or input.numel() == 0:
         return input
-    mask = _feature_mask(input, p, input.dim() == spatial + 2)
-    scale = 0.0 if p == 1 else 1.0 / (1.0 - p)
-    return input.mul_(mask * scale) if inplace else input * (mask * scale)
+    if p == 1:
+        return input.mul_(0) if inplace else input * 0
+    if input.dim() + (0 if batched else 1) < 2:
+        raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
+    mask = _feature_mask(input, p, batched) * (1.0 / (1.0 - p))
+    return input.mul_(mask) if inplace else input * mask
+
+
+def _dropout_nd_rank_warning(name, ndim, spatial):
+    import warnings
+
+    warnings.warn(f"{name}: Received a {ndim}-D input to {name}, which is deprecated and will result in an error in "
+                  f"a future release. To retain the behavior and silence this warning, please use dropout instead. "
+                  f"Note that {name} exists to provide channel-wise dropout on inputs with {spatial} spatial "
+                  f"dimensions, a channel dimension, and an optional batch dimension (i.e. {spatial + 1}D or "
+                  f"{spatial + 2}D inputs).", stacklevel=3)
 
 
 def dropout1d(input, p=0.5, training=True, inplace=False):
-    """Zeroes whole channels of an (N, C, L) or (C, L) input with probability p, scaling the rest by 1 / (1 - p)."""
-    return _channel_dropout("dropout1d", input, p, training, inplace, 1)
+    """Zeroes whole channels of an (N, C, L) or (C, L) input with probability p, scaling the rest by 1 / (1 - p);
+    any other rank is an error."""
+    _check_p(p)
+    _check_inplace("dropout1d", inplace)
+    if input.dim() not in (2, 3):
+        raise RuntimeError(f"dropout1d: Expected 2D or 3D input, but received a {input.dim()}D input. Note that "
+                           "dropout1d exists to provide channel-wise dropout on inputs with 1 spatial dimension, a "
+                           "channel dimension, and an optional batch dimension (i.e. 2D or 3D inputs).")
+    return _feature_dropout(input, p, training, inplace, input.dim() == 3)
 
 
 def dropout2d(input, p=0.5, training=True, inplace=False):
-    """Zeroes whole channels of an (N, C, H, W) or (C, H, W) input with probability p."""
-    return _channel_dropout("dropout2d", input, p, training, inplace, 2)
+    """Zeroes whole channels of an (N, C, H, W) input with probability p. As in PyTorch, a 3-D input is taken
+    as (N, C, L) (with a warning), and other ranks than 3 and 4 warn and are taken as (N, C, *)."""
+    import warnings
+
+    _check_p(p)
+    _check_inplace("dropout2d", inplace)
+    ndim = input.dim()
+    if ndim not in (3, 4):
+        _dropout_nd_rank_warning("dropout2d", ndim, 2)
+    if ndim == 3:
+        warnings.warn("dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D dropout behavior "
+                      "is desired - input is interpreted as shape (N, C, L), where C is the channel dim. This "
+                      "behavior will change in a future release to interpret the input as one without a batch "
+                      "dimension, i.e. shape (C, H, W). To maintain the 1D channel-wise dropout behavior, please "
+                      "switch to using dropout1d instead.", stacklevel=2)
+    return _feature_dropout(input, p, training, inplace, True)
 
 
 def dropout3d(input, p=0.5, training=True, inplace=False):
-    """Zeroes whole channels of an (N, C, D, H, W) or (C, D, H, W) input with probability p."""
-    return _channel_dropout("dropout3d", input, p, training, inplace, 3)
+    """Zeroes whole channels of an (N, C, D, H, W) or (C, D, H, W) input with probability p. As in PyTorch,
+    other ranks warn and are taken as unbatched (C, *)."""
+    _check_p(p)
+    _check_inplace("dropout3d", inplace)
+    ndim = input.dim()
+    if ndim not in (4, 5):
+        _dropout_nd_rank_warning("dropout3d", ndim, 3)
+    return _feature_dropout(input, p, training, inplace, ndim == 5)
 
 
 _SELU_ALPHA, _SELU_SCALE = 1.6732632423543772, 1.0507009873554805
@@ -804,6 +841,8 @@ def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
     """alpha_dropout over whole channels of an (N, C, ...) input."""
     _check_p(p)
     _check_inplace("feature_alpha_dropout", inplace)
+    if training and 0 < p < 1 and input.numel() != 0 and input.dim() < 2:
+        raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
     return _alpha_dropout(input, p, training, inplace, lambda x: _feature_mask(x, p, True))
 
 
@@ -859,7 +898,22 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
     return _fn.embedding(weight, input, padding_idx, scale_grad_by_freq, sparse)
 
 
-prelu = _fn.prelu
+def prelu(input, weight):
+    """x where x > 0, else weight * x; weight has one value or one per channel (dim 1; an input of fewer than 2
+    dims has one channel)."""
+    if weight.dim() <= 1:
+        if input.dim() == 0 and weight.numel() != 1:
+            raise RuntimeError("Not allow zero-dim input tensor.")
+        channels = input.shape[1] if input.dim() >= 2 else 1
+        if weight.numel() != 1 and weight.numel() != channels:
+            raise RuntimeError("Mismatch of parameter numbers and input channel size. Found parameter numbers = "
+                               f"{weight.numel()} and channel size = {channels}.")
+        if input.dim() < 2:  # one channel: the core op takes dim 0 as channels, so give it a scalar weight
+            out = _fn.prelu(input.reshape(-1), weight.reshape(-1)[:1])
+            return out.reshape(input.shape)
+    return _fn.prelu(input, weight)
+
+
 pixel_shuffle = _fn.pixel_shuffle
 pixel_unshuffle = _fn.pixel_unshuffle
 bilinear = _fn.bilinear
@@ -1134,10 +1188,7 @@ def _top_feature_alpha_dropout(input, p, train):
 def _top_feature_dropout(input, p, train):
     """torchlite.feature_dropout(input, p, train): whole channels (dim 1) dropped with probability p."""
     _check_p(p)
-    if not train or p == 0 or input.numel() == 0:
-        return input
-    scale = 0.0 if p == 1 else 1.0 / (1.0 - p)
-    return input * (_feature_mask(input, p, True) * scale)
+    return _feature_dropout(input, p, train, False, True)
 
 
 def _top_rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
@@ -1331,3 +1382,264 @@ def fractional_max_pool3d(input, kernel_size, output_size=None, output_ratio=Non
     """Max pooling over pseudo-random windows of the last 3 dims; _random_samples (N, C, 3) fixes them."""
     return _fractional_max_pool("fractional_max_pool3d", input, kernel_size, output_size, output_ratio,
                                 return_indices, _random_samples, 3)
+
+
+# ------------------------------------------------------------------ multi-head attention
+def _none_or_dtype(input):
+    """The dtype of a tensor, None for None."""
+    from .._tensor import Tensor
+
+    if input is None:
+        return None
+    if isinstance(input, Tensor):
+        return input.dtype
+    raise RuntimeError("input to _none_or_dtype() must be None or torch.Tensor")
+
+
+def _canonical_mask(mask, mask_name, other_type, other_name, target_type, check_other=True):
+    """A bool mask (True: masked out) as an additive float mask of target_type (-inf where masked); a float
+    mask as it is. Warns when the other mask given has another dtype."""
+    if mask is None:
+        return None
+    is_float = mask.is_floating_point()
+    if mask.dtype != _C.bool and not is_float:
+        raise AssertionError(f"only bool and floating types of {mask_name} are supported")
+    if check_other and other_type is not None and mask.dtype != other_type:
+        import warnings
+
+        warnings.warn(f"Support for mismatched {mask_name} and {other_name} is deprecated. Use same type for both "
+                      "instead.", stacklevel=3)
+    if not is_float:
+        mask = _fn.zeros_like(mask, dtype=target_type).masked_fill_(mask, float("-inf"))
+    return mask
+
+
+def _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads):
+    """Whether the inputs of multi-head attention are batched (3-D query), checking the ranks of the others."""
+    if query.dim() == 3:
+        if key.dim() != 3 or value.dim() != 3:
+            raise AssertionError("For batched (3-D) `query`, expected `key` and `value` to be 3-D but found "
+                                 f"{key.dim()}-D and {value.dim()}-D tensors respectively")
+        if key_padding_mask is not None and key_padding_mask.dim() != 2:
+            raise AssertionError("For batched (3-D) `query`, expected `key_padding_mask` to be `None` or 2-D but "
+                                 f"found {key_padding_mask.dim()}-D tensor instead")
+        if attn_mask is not None and attn_mask.dim() not in (2, 3):
+            raise AssertionError("For batched (3-D) `query`, expected `attn_mask` to be `None`, 2-D or 3-D but "
+                                 f"found {attn_mask.dim()}-D tensor instead")
+        return True
+    if query.dim() == 2:
+        if key.dim() != 2 or value.dim() != 2:
+            raise AssertionError("For unbatched (2-D) `query`, expected `key` and `value` to be 2-D but found "
+                                 f"{key.dim()}-D and {value.dim()}-D tensors respectively")
+        if key_padding_mask is not None and key_padding_mask.dim() != 1:
+            raise AssertionError("For unbatched (2-D) `query`, expected `key_padding_mask` to be `None` or 1-D but "
+                                 f"found {key_padding_mask.dim()}-D tensor instead")
+        if attn_mask is not None:
+            if attn_mask.dim() not in (2, 3):
+                raise AssertionError("For unbatched (2-D) `query`, expected `attn_mask` to be `None`, 2-D or 3-D "
+                                     f"but found {attn_mask.dim()}-D tensor instead")
+            if attn_mask.dim() == 3:
+                expected = (num_heads, query.shape[0], key.shape[0])
+                if tuple(attn_mask.shape) != expected:
+                    raise AssertionError(f"Expected `attn_mask` shape to be {expected} but got {attn_mask.shape}")
+        return False
+    raise AssertionError(f"query should be unbatched 2D or batched 3D tensor but received {query.dim()}-D query "
+                         "tensor")
+
+
+def _in_projection_packed(q, k, v, w, b=None):
+    """q, k and v projected by the three (E, E) blocks of w (3E, E) and of b (3E): one product when q, k and v
+    are the same tensor, two when k and v are."""
+    E = q.shape[-1]
+    if k is v and q is k:
+        proj = _nn.linear(q, w, b)
+        return tuple(proj.unflatten(-1, (3, E)).unbind(-2))
+    if k is v:
+        kv = _nn.linear(k, w[E:], None if b is None else b[E:])
+        k_proj, v_proj = kv.unflatten(-1, (2, E)).unbind(-2)
+        return _nn.linear(q, w[:E], None if b is None else b[:E]), k_proj, v_proj
+    w_q, w_k, w_v = w.chunk(3)
+    b_q, b_k, b_v = (None, None, None) if b is None else b.chunk(3)
+    return _nn.linear(q, w_q, b_q), _nn.linear(k, w_k, b_k), _nn.linear(v, w_v, b_v)
+
+
+def _in_projection(q, k, v, w_q, w_k, w_v, b_q=None, b_k=None, b_v=None):
+    """q, k and v projected by their own weights (Eq, Eq), (Eq, Ek), (Eq, Ev) and biases."""
+    Eq, Ek, Ev = q.shape[-1], k.shape[-1], v.shape[-1]
+    for name, w, shape in (("query", w_q, (Eq, Eq)), ("key", w_k, (Eq, Ek)), ("value", w_v, (Eq, Ev))):
+        if tuple(w.shape) != shape:
+            raise AssertionError(f"expecting {name} weights shape of {shape}, but got {tuple(w.shape)}")
+    for name, b in (("query", b_q), ("key", b_k), ("value", b_v)):
+        if b is not None and tuple(b.shape) != (Eq,):
+            raise AssertionError(f"expecting {name} bias shape of {(Eq,)}, but got {tuple(b.shape)}")
+    return _nn.linear(q, w_q, b_q), _nn.linear(k, w_k, b_k), _nn.linear(v, w_v, b_v)
+
+
+def _safe_attention(q, k, v, attn_mask, dropout_p):
+    """softmax(q k^T / sqrt(d) + attn_mask) v where the rows whose mask is -inf throughout get weights 0 (as
+    PyTorch's scaled_dot_product_attention gives them) instead of NaN."""
+    scores = _fn.matmul(q * (1.0 / float(q.shape[-1])) ** 0.5, k.transpose(-2, -1)) + attn_mask
+    dead = (attn_mask == float("-inf")).all(-1, keepdim=True)
+    weights = _fn.where(dead, 0.0, scores).softmax(-1)
+    weights = _fn.where(dead, 0.0, weights)
+    if dropout_p > 0.0:
+        weights = dropout(weights, dropout_p)
+    return _fn.matmul(weights, v)
+
+
+def _attention(q, k, v, attn_mask, dropout_p, is_causal):
+    """scaled_dot_product_attention, with PyTorch's zero output for the queries that every key is masked from."""
+    if attn_mask is not None and bool((attn_mask == float("-inf")).all(-1).any()):
+        return _safe_attention(q, k, v, attn_mask.expand(q.shape[:-1] + (k.shape[-2],)), dropout_p)
+    return _nn.scaled_dot_product_attention(q, k, v, attn_mask, dropout_p, is_causal)
+
+
+def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_heads, in_proj_weight, in_proj_bias,
+                                 bias_k, bias_v, add_zero_attn, dropout_p, out_proj_weight, out_proj_bias,
+                                 training=True, key_padding_mask=None, need_weights=True, attn_mask=None,
+                                 use_separate_proj_weight=False, q_proj_weight=None, k_proj_weight=None,
+                                 v_proj_weight=None, static_k=None, static_v=None, average_attn_weights=True,
+                                 is_causal=False):
+    """Multi-head attention of query (L, N, E) over key (S, N, Ek) and value (S, N, Ev) (unbatched: no N):
+    q, k and v projected (by in_proj_weight, or q/k/v_proj_weight when use_separate_proj_weight), split into
+    num_heads heads, softmax(q k^T / sqrt(E / num_heads) + masks) v per head, the heads joined and projected by
+    out_proj. Masks: key_padding_mask (N, S) and attn_mask (L, S) or (N * num_heads, L, S), bool (True: not
+    attended) or float (added). Returns the output (L, N, E) and, when need_weights, the attention weights
+    (N, L, S) averaged over the heads or (N, num_heads, L, S) per head (else None)."""
+    is_batched = _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads)
+    if not is_batched:
+        query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
+        if key_padding_mask is not None:
+            key_padding_mask = key_padding_mask.unsqueeze(0)
+    tgt_len, bsz, embed_dim = query.shape
+    src_len = key.shape[0]
+    key_padding_mask = _canonical_mask(key_padding_mask, "key_padding_mask", _none_or_dtype(attn_mask), "attn_mask",
+                                       query.dtype)
+    if is_causal and attn_mask is None:
+        raise RuntimeError("Need attn_mask if specifying the is_causal hint. You may use the Transformer module "
+                           "method `generate_square_subsequent_mask` to create this mask.")
+    if is_causal and key_padding_mask is None and not need_weights:
+        attn_mask = None  # the causal hint stands for the mask: scaled_dot_product_attention applies it
+    else:
+        attn_mask = _canonical_mask(attn_mask, "attn_mask", None, "", query.dtype, check_other=False)
+        if key_padding_mask is not None:
+            is_causal = False
+    if embed_dim != embed_dim_to_check:
+        raise AssertionError(f"was expecting embedding dimension of {embed_dim_to_check}, but got {embed_dim}")
+    head_dim = embed_dim // num_heads
+    if head_dim * num_heads != embed_dim:
+        raise AssertionError(f"embed_dim {embed_dim} not divisible by num_heads {num_heads}")
+    if use_separate_proj_weight:
+        if key.shape[:2] != value.shape[:2]:
+            raise AssertionError(f"key's sequence and batch dims {key.shape[:2]} do not match value's "
+                                 f"{value.shape[:2]}")
+    elif key.shape != value.shape:
+        raise AssertionError(f"key shape {key.shape} does not match value shape {value.shape}")
+
+    # the input projections
+    if not use_separate_proj_weight:
+        if in_proj_weight is None:
+            raise AssertionError("use_separate_proj_weight is False but in_proj_weight is None")
+        q, k, v = _in_projection_packed(query, key, value, in_proj_weight, in_proj_bias)
+    else:
+        for name, w in (("q", q_proj_weight), ("k", k_proj_weight), ("v", v_proj_weight)):
+            if w is None:
+                raise AssertionError(f"use_separate_proj_weight is True but {name}_proj_weight is None")
+        b_q, b_k, b_v = (None, None, None) if in_proj_bias is None else in_proj_bias.chunk(3)
+        q, k, v = _in_projection(query, key, value, q_proj_weight, k_proj_weight, v_proj_weight, b_q, b_k, b_v)
+
+    if attn_mask is not None:
+        if attn_mask.dim() == 2:
+            if tuple(attn_mask.shape) != (tgt_len, src_len):
+                raise RuntimeError(f"The shape of the 2D attn_mask is {attn_mask.shape}, but should be "
+                                   f"{(tgt_len, src_len)}.")
+            attn_mask = attn_mask.unsqueeze(0)
+        elif attn_mask.dim() == 3:
+            if tuple(attn_mask.shape) != (bsz * num_heads, tgt_len, src_len):
+                raise RuntimeError(f"The shape of the 3D attn_mask is {attn_mask.shape}, but should be "
+                                   f"{(bsz * num_heads, tgt_len, src_len)}.")
+        else:
+            raise RuntimeError(f"attn_mask's dimension {attn_mask.dim()} is not supported")
+
+    # a learned key and value appended to the sequence
+    if bias_k is not None and bias_v is not None:
+        if static_k is not None:
+            raise AssertionError("bias cannot be added to static key.")
+        if static_v is not None:
+            raise AssertionError("bias cannot be added to static value.")
+        k = _fn.cat([k, bias_k.repeat(1, bsz, 1)])
+        v = _fn.cat([v, bias_v.repeat(1, bsz, 1)])
+        if attn_mask is not None:
+            attn_mask = pad(attn_mask, (0, 1))
+        if key_padding_mask is not None:
+            key_padding_mask = pad(key_padding_mask, (0, 1))
+    elif bias_k is not None or bias_v is not None:
+        raise AssertionError("bias_k and bias_v must both be given or both be None")
+
+    # (N * num_heads, seq, head_dim)
+    q = q.reshape(tgt_len, bsz * num_heads, head_dim).transpose(0, 1)
+    for name, static in (("static_k", static_k), ("static_v", static_v)):
+        if static is not None:
+            if static.shape[0] != bsz * num_heads:
+                raise AssertionError(f"expecting {name}.size(0) of {bsz * num_heads}, but got {static.shape[0]}")
+            if static.shape[2] != head_dim:
+                raise AssertionError(f"expecting {name}.size(2) of {head_dim}, but got {static.shape[2]}")
+    k = k.reshape(k.shape[0], bsz * num_heads, head_dim).transpose(0, 1) if static_k is None else static_k
+    v = v.reshape(v.shape[0], bsz * num_heads, head_dim).transpose(0, 1) if static_v is None else static_v
+
+    # a zero key and value appended to the sequence
+    if add_zero_attn:
+        zeros = (bsz * num_heads, 1, head_dim)
+        k = _fn.cat([k, _fn.zeros(zeros, dtype=k.dtype, device=k.device)], 1)
+        v = _fn.cat([v, _fn.zeros(zeros, dtype=v.dtype, device=v.device)], 1)
+        if attn_mask is not None:
+            attn_mask = pad(attn_mask, (0, 1))
+        if key_padding_mask is not None:
+            key_padding_mask = pad(key_padding_mask, (0, 1))
+    src_len = k.shape[1]
+
+    if key_padding_mask is not None:
+        if key_padding_mask.shape[0] != bsz:
+            raise AssertionError(f"Expected key_padded_mask.shape[0] to be {bsz}, but got {key_padding_mask.shape[0]}")
+        if key_padding_mask.shape[1] != src_len:
+            raise AssertionError(f"Expected key_padded_mask.shape[1] to be {src_len}, but got "
+                                 f"{key_padding_mask.shape[1]}")
+        key_padding_mask = key_padding_mask.reshape(bsz, 1, 1, src_len).expand(bsz, num_heads, 1, src_len)
+        key_padding_mask = key_padding_mask.reshape(bsz * num_heads, 1, src_len)
+        attn_mask = key_padding_mask if attn_mask is None else attn_mask + key_padding_mask
+
+    if not training:
+        dropout_p = 0.0
+
+    if need_weights:
+        if is_causal and attn_mask is None:
+            raise AssertionError("FIXME: is_causal not implemented for need_weights")
+        scores = _fn.bmm(q * (1.0 / float(head_dim)) ** 0.5, k.transpose(-2, -1))
+        if attn_mask is not None:
+            scores = scores + attn_mask
+        weights = scores.softmax(-1)
+        if dropout_p > 0.0:
+            weights = dropout(weights, dropout_p)
+        out = _fn.bmm(weights, v).transpose(0, 1).reshape(tgt_len * bsz, embed_dim)
+        out = _nn.linear(out, out_proj_weight, out_proj_bias).reshape(tgt_len, bsz, embed_dim)
+        weights = weights.reshape(bsz, num_heads, tgt_len, src_len)
+        if average_attn_weights:
+            weights = weights.mean(1)
+        if not is_batched:
+            out, weights = out.squeeze(1), weights.squeeze(0)
+        return out, weights
+
+    if attn_mask is not None:
+        if attn_mask.shape[0] == 1 and attn_mask.dim() == 3:
+            attn_mask = attn_mask.unsqueeze(0)
+        else:
+            attn_mask = attn_mask.reshape(bsz, num_heads, -1, src_len)
+    q = q.reshape(bsz, num_heads, tgt_len, head_dim)
+    k = k.reshape(bsz, num_heads, src_len, head_dim)
+    v = v.reshape(bsz, num_heads, src_len, head_dim)
+    out = _attention(q, k, v, attn_mask, dropout_p, is_causal)
+    out = out.permute(2, 0, 1, 3).reshape(bsz * tgt_len, embed_dim)
+    out = _nn.linear(out, out_proj_weight, out_proj_bias).reshape(tgt_len, bsz, embed_dim)
+    if not is_batched:
+        out = out.squeeze(1)
+    return out, None
