@@ -17,7 +17,7 @@ A module may define:
 An op's sample is given once, in one module; the registry refuses a name the schema does not have.
 """
 from . import (conv, core, creation, indexing, kernels, linalg, loss_elementwise, losses, nn_layers, norm, pad,
-               pointwise, pool, reductions, upsample)
+               pointwise, pool, reductions, rnn, upsample)
 
 FAMILIES = (pointwise, core, creation, reductions, linalg, indexing, losses, loss_elementwise, conv, pool, pad, norm,
-            upsample, nn_layers, kernels)
+            upsample, nn_layers, rnn, kernels)
