@@ -1,2 +1,3 @@
-"""Utilities (PyTorch's torch.utils): hook handles, DLPack."""
+"""Utilities (PyTorch's torch.utils): hook handles, data loading."""
 from . import dlpack, hooks  # noqa: F401
+from . import data  # noqa: F401
