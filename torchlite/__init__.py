@@ -57,10 +57,11 @@ from ._namespace import export as _export  # noqa: E402
 
 _export(globals(), _C._functions)
 del _export
-from . import fft, linalg, nn, special, testing, utils  # noqa: E402,F401
+from . import fft, linalg, nn, optim, special, testing, utils  # noqa: E402,F401
 from . import serialization  # noqa: E402,F401
 from .serialization import load, save  # noqa: E402,F401
 from .utils.dlpack import from_dlpack  # noqa: E402,F401
+from .nn.modules.rnn import gru_cell, lstm_cell, rnn_relu_cell, rnn_tanh_cell  # noqa: E402,F401
 from .functional import broadcast_shapes, broadcast_tensors, einsum, tensordot  # noqa: E402,F401  (varargs signatures)
 from .functional import nonzero  # noqa: E402,F401  (as_tuple=)
 from .functional import norm, unique  # noqa: E402,F401  (norm's p may be 'fro'; unique's result depends on flags)

@@ -25,6 +25,7 @@ namespace torchlite::python {
 
 void init_cuda(py::module_& m);    // PyCuda.cpp
 void init_dlpack(py::module_& m);  // PyDLPack.cpp
+void init_optim(py::module_& m);   // PyOptim.cpp
 
 void add_functions(const ModuleSet& modules, PyMethodDef* defs, const char* const* module_names) {
   for (int i = 0; defs[i].ml_name; ++i) {
@@ -200,6 +201,7 @@ PYBIND11_MODULE(_C, m) {
   init_autograd(m.ptr());
   init_cuda(m);
   init_dlpack(m);
+  init_optim(m);
   ModuleSet modules{
       m.def_submodule("_functions", "ops bound as torchlite.*").ptr(),
       m.def_submodule("_nn", "ops bound as torchlite.nn.functional.*").ptr(),

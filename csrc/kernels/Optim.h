@@ -1,0 +1,34 @@
+#pragma once
+// Fused optimizer updates (torchlite.optim's fused=True / default CPU path): one pass over each parameter that
+// reads its gradient and state and writes the parameter and state in place, instead of one op per term.
+// The kernels (kernels/gpu/optim.inc) are written once for both devices; the Python binding (python/PyOptim.cpp)
+// runs them over every parameter of a step in one call. The math and its order are PyTorch's single-tensor
+// algorithms (Adam/AdamW, SGD with momentum), in the op-math type.
+#include "core/Tensor.h"
+
+namespace torchlite {
+
+struct AdamArgs {
+  double lr, beta1, beta2, weight_decay, eps;
+  bool amsgrad, maximize, decoupled;  // decoupled: AdamW's weight decay
+};
+
+struct SgdArgs {
+  double lr, momentum, dampening, weight_decay;
+  bool nesterov, maximize, first;  // first: the momentum buffer is new (set to the gradient)
+};
+
+namespace kernels {
+// step: the step count after this step's increment. max_exp_avg_sq is undefined without amsgrad.
+void fused_adam_cuda(const Tensor& param, const Tensor& grad, const Tensor& exp_avg, const Tensor& exp_avg_sq,
+                     const Tensor& max_exp_avg_sq, double step, const AdamArgs& args);
+// momentum_buffer is undefined without momentum.
+void fused_sgd_cuda(const Tensor& param, const Tensor& grad, const Tensor& momentum_buffer, const SgdArgs& args);
+namespace on_host {
+void fused_adam_cuda(const Tensor& param, const Tensor& grad, const Tensor& exp_avg, const Tensor& exp_avg_sq,
+                     const Tensor& max_exp_avg_sq, double step, const AdamArgs& args);
+void fused_sgd_cuda(const Tensor& param, const Tensor& grad, const Tensor& momentum_buffer, const SgdArgs& args);
+}  // namespace on_host
+}  // namespace kernels
+
+}  // namespace torchlite

@@ -1,0 +1,143 @@
+// torchlite._C._fused_adam_ and _fused_sgd_: one call per optimizer step runs the fused update kernels
+// (kernels/Optim.h) over every parameter of a param group. The optimizers (torchlite/optim) call them when
+// every tensor of the group qualifies (dense, contiguous, one floating dtype and device per parameter) and
+// fall back to their op-by-op updates otherwise. Written to the parameters and states in place, with their
+// version counters bumped as the in-place ops would.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <vector>
+
+#include "core/Error.h"
+#include "core/TensorFactory.h"
+#include "core/TensorImpl.h"
+#include "dispatch/KernelTable.h"
+#include "kernels/Optim.h"
+#include "python/Errors.h"
+#include "python/PyTensor.h"
+
+namespace py = pybind11;
+
+namespace torchlite::python {
+namespace {
+
+std::vector<Tensor> tensors(const py::list& list, const char* what, bool allow_none) {
+  std::vector<Tensor> out;
+  out.reserve(list.size());
+  for (const py::handle& h : list) {
+    if (h.is_none()) {
+      TL_CHECK_TYPE(allow_none, "fused optimizer step: ", what, " must be Tensors, got None");
+      out.emplace_back();
+      continue;
+    }
+    TL_CHECK_TYPE(is_tensor(h.ptr()), "fused optimizer step: ", what, " must be Tensors, got ",
+                  Py_TYPE(h.ptr())->tp_name);
+    out.push_back(unwrap(h.ptr()));
+  }
+  return out;
+}
+
+void check_like(const Tensor& p, const Tensor& t, const char* what) {
+  if (!t.defined()) return;
+  TL_CHECK(t.is_contiguous() && p.is_contiguous(), "fused optimizer step: ", what, " and the parameter must be "
+           "contiguous");
+  TL_CHECK(t.sizes().equals(p.sizes()) && t.scalar_type() == p.scalar_type() && t.device() == p.device(),
+           "fused optimizer step: ", what, " must match its parameter's size ", to_string(p.sizes()), ", dtype ",
+           scalar_type_name(p.scalar_type()), " and device ", to_string(p.device()));
+}
+
+void bump(const Tensor& t) {
+  if (t.defined()) t.impl()->bump_version();
+}
+
+template <typename Fn>
+Fn pick(const Tensor& p, Fn host, Fn cuda) {
+  if (p.device().is_cpu()) return host;
+  TL_CHECK(cuda != nullptr, "fused optimizer step: this build of torchlite has no CUDA kernels");
+  return cuda;
+}
+
+void fused_adam(const py::list& params, const py::list& grads, const py::list& exp_avgs, const py::list& exp_avg_sqs,
+                const py::list& max_exp_avg_sqs, const py::list& steps, double lr, double beta1, double beta2,
+                double weight_decay, double eps, bool amsgrad, bool maximize, bool decoupled) {
+  const auto p = tensors(params, "params", false), g = tensors(grads, "grads", false);
+  const auto m = tensors(exp_avgs, "exp_avgs", false), v = tensors(exp_avg_sqs, "exp_avg_sqs", false);
+  const auto vmax = tensors(max_exp_avg_sqs, "max_exp_avg_sqs", true), s = tensors(steps, "state_steps", false);
+  const size_t n = p.size();
+  TL_CHECK_VALUE(g.size() == n && m.size() == n && v.size() == n && s.size() == n &&
+                     (vmax.empty() || vmax.size() == n),
+                 "fused optimizer step: expected lists of ", n, " tensors");
+  const AdamArgs args{lr, beta1, beta2, weight_decay, eps, amsgrad, maximize, decoupled};
+  for (size_t i = 0; i < n; ++i) {
+    check_like(p[i], g[i], "grad");
+    check_like(p[i], m[i], "exp_avg");
+    check_like(p[i], v[i], "exp_avg_sq");
+    const Tensor vm = amsgrad ? vmax.at(i) : Tensor();
+    TL_CHECK(!amsgrad || vm.defined(), "fused optimizer step: amsgrad needs max_exp_avg_sqs");
+    check_like(p[i], vm, "max_exp_avg_sq");
+    const ScalarType st = s[i].scalar_type();
+    TL_CHECK(s[i].numel() == 1 && s[i].device().is_cpu() && (st == ScalarType::Float || st == ScalarType::Double),
+             "fused optimizer step: a step must be a one-element float32 or float64 CPU tensor");
+    double step;
+    if (st == ScalarType::Float) {
+      step = static_cast<double>(*s[i].data<float>() += 1.0f);
+    } else {
+      step = *s[i].data<double>() += 1.0;
+    }
+    bump(s[i]);
+    auto fn = pick(p[i], &kernels::on_host::fused_adam_cuda, TL_CUDA_KERNEL(&kernels::fused_adam_cuda));
+    {
+      py::gil_scoped_release nogil;
+      fn(p[i], g[i], m[i], v[i], vm, step, args);
+    }
+    bump(p[i]);
+    bump(m[i]);
+    bump(v[i]);
+    bump(vm);
+  }
+}
+
+// Returns the momentum buffers (new ones made here, as clones of the gradients, where a state had None).
+py::list fused_sgd(const py::list& params, const py::list& grads, const py::list& momentum_buffers, double lr,
+                   double momentum, double dampening, double weight_decay, bool nesterov, bool maximize) {
+  const auto p = tensors(params, "params", false), g = tensors(grads, "grads", false);
+  auto bufs = tensors(momentum_buffers, "momentum_buffers", true);
+  const size_t n = p.size();
+  TL_CHECK_VALUE(g.size() == n && (bufs.empty() || bufs.size() == n), "fused optimizer step: expected lists of ",
+                 n, " tensors");
+  py::list out;
+  for (size_t i = 0; i < n; ++i) {
+    check_like(p[i], g[i], "grad");
+    Tensor buf = momentum != 0 && !bufs.empty() ? bufs[i] : Tensor();
+    const bool first = momentum != 0 && !buf.defined();
+    if (first) buf = empty_tensor(p[i].sizes(), p[i].scalar_type(), p[i].device());
+    check_like(p[i], buf, "momentum_buffer");
+    const SgdArgs args{lr, momentum, dampening, weight_decay, nesterov, maximize, first};
+    auto fn = pick(p[i], &kernels::on_host::fused_sgd_cuda, TL_CUDA_KERNEL(&kernels::fused_sgd_cuda));
+    {
+      py::gil_scoped_release nogil;
+      fn(p[i], g[i], buf, args);
+    }
+    bump(p[i]);
+    if (!first) bump(buf);
+    out.append(buf.defined() ? py::reinterpret_steal<py::object>(wrap(buf)) : py::none());
+  }
+  return out;
+}
+
+}  // namespace
+
+void init_optim(py::module_& m) {
+  m.def("_fused_adam_", &fused_adam, py::arg("params"), py::arg("grads"), py::arg("exp_avgs"),
+        py::arg("exp_avg_sqs"), py::arg("max_exp_avg_sqs"), py::arg("state_steps"), py::arg("lr"), py::arg("beta1"),
+        py::arg("beta2"), py::arg("weight_decay"), py::arg("eps"), py::arg("amsgrad"), py::arg("maximize"),
+        py::arg("decoupled_weight_decay"),
+        "Adam's (AdamW's with decoupled_weight_decay) update of every parameter in place, one fused pass each; "
+        "increments each state step first.");
+  m.def("_fused_sgd_", &fused_sgd, py::arg("params"), py::arg("grads"), py::arg("momentum_buffers"), py::arg("lr"),
+        py::arg("momentum"), py::arg("dampening"), py::arg("weight_decay"), py::arg("nesterov"), py::arg("maximize"),
+        "SGD's update of every parameter in place, one fused pass each; returns the momentum buffers (new ones "
+        "where None was given).");
+}
+
+}  // namespace torchlite::python

@@ -1,0 +1,77 @@
+"""Adagrad (PyTorch's torch.optim.Adagrad)."""
+from ._base import _call_closure, _params_with_grad, _step_state_to_tensor, tl
+from .optimizer import (Optimizer, _check_fused, _check_lr, _get_scalar_dtype, _to_scalar,
+                        _use_grad_for_differentiable)
+
+__all__ = ["Adagrad"]
+
+
+class Adagrad(Optimizer):
+    """Adagrad: per-coordinate steps scaled by the root of the sum of squared past gradients."""
+
+    def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0, eps=1e-10,
+                 foreach=None, *, maximize=False, differentiable=False, fused=None):
+        _check_lr(lr)
+        if not 0.0 <= lr_decay:
+            raise ValueError(f"Invalid lr_decay value: {lr_decay}")
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if not 0.0 <= initial_accumulator_value:
+            raise ValueError(f"Invalid initial_accumulator_value value: {initial_accumulator_value}")
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        defaults = dict(lr=lr, lr_decay=lr_decay, eps=eps, weight_decay=weight_decay,
+                        initial_accumulator_value=initial_accumulator_value, foreach=foreach, maximize=maximize,
+                        differentiable=differentiable, fused=fused)
+        super().__init__(params, defaults)
+        _check_fused(fused, foreach, differentiable)
+        # Adagrad's state is made eagerly, as PyTorch's.
+        for group in self.param_groups:
+            for p in group["params"]:
+                state = self.state[p]
+                if group["fused"]:
+                    state["step"] = tl.zeros((), dtype=_get_scalar_dtype(), device=p.device)
+                else:
+                    state["step"] = tl.tensor(0.0, dtype=_get_scalar_dtype())
+                state["sum"] = tl.full_like(p, group["initial_accumulator_value"])
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        for group in self.param_groups:
+            group.setdefault("foreach", None)
+            group.setdefault("maximize", False)
+            group.setdefault("differentiable", False)
+            group.setdefault("fused", None)
+        _step_state_to_tensor(self)
+
+    def share_memory(self):
+        """Move the accumulators to shared memory (a no-op where torchlite has no shared memory)."""
+        for group in self.param_groups:
+            for p in group["params"]:
+                s = self.state[p]["sum"]
+                if hasattr(s, "share_memory_"):
+                    s.share_memory_()
+
+    @_use_grad_for_differentiable
+    def step(self, closure=None):
+        """Perform one optimization step; `closure` re-evaluates the model and returns the loss."""
+        loss = _call_closure(closure)
+        for group in self.param_groups:
+            lr = _to_scalar(group["lr"])
+            lr_decay, weight_decay, eps = group["lr_decay"], group["weight_decay"], group["eps"]
+            params, grads = _params_with_grad(group)
+            for p, grad in zip(params, grads):
+                state = self.state[p]
+                step_t = state["step"]
+                state_sum = state["sum"]
+                if group["maximize"]:
+                    grad = grad.neg()
+                step_t.add_(1)
+                step = step_t.item()
+                if weight_decay != 0:
+                    grad = grad.add(p, alpha=weight_decay)
+                clr = lr / (1 + (step - 1) * lr_decay)
+                state_sum.addcmul_(grad, grad, value=1)
+                std = state_sum.sqrt().add_(eps)
+                p.addcdiv_(grad, std, value=-clr)
+        return loss

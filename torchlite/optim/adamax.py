@@ -1,0 +1,57 @@
+"""Adamax (PyTorch's torch.optim.Adamax)."""
+from ._base import _call_closure, _params_with_grad, _step_state_to_tensor, tl
+from .optimizer import Optimizer, _check_betas, _check_lr, _step_tensor, _to_scalar, _use_grad_for_differentiable
+
+__all__ = ["Adamax"]
+
+
+class Adamax(Optimizer):
+    """Adamax: Adam with the second moment replaced by an exponentially weighted infinity norm."""
+
+    def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, foreach=None, *,
+                 maximize=False, differentiable=False, capturable=False):
+        _check_lr(lr)
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        _check_betas(betas)
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, foreach=foreach, maximize=maximize,
+                        differentiable=differentiable, capturable=capturable)
+        super().__init__(params, defaults)
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        for group in self.param_groups:
+            group.setdefault("foreach", None)
+            group.setdefault("maximize", False)
+            group.setdefault("differentiable", False)
+            group.setdefault("capturable", False)
+        _step_state_to_tensor(self)
+
+    @_use_grad_for_differentiable
+    def step(self, closure=None):
+        """Perform one optimization step; `closure` re-evaluates the model and returns the loss."""
+        loss = _call_closure(closure)
+        for group in self.param_groups:
+            lr = _to_scalar(group["lr"])
+            beta1, beta2 = group["betas"]
+            eps, weight_decay = group["eps"], group["weight_decay"]
+            params, grads = _params_with_grad(group)
+            for p, grad in zip(params, grads):
+                state = self.state[p]
+                if len(state) == 0:
+                    state["step"] = _step_tensor(p, group["capturable"])
+                    state["exp_avg"] = tl.zeros_like(p)
+                    state["exp_inf"] = tl.zeros_like(p)
+                exp_avg, exp_inf, step_t = state["exp_avg"], state["exp_inf"], state["step"]
+                if group["maximize"]:
+                    grad = grad.neg()
+                step_t.add_(1)
+                if weight_decay != 0:
+                    grad = grad.add(p, alpha=weight_decay)
+                exp_avg.lerp_(grad, 1 - beta1)
+                tl.maximum(exp_inf.mul_(beta2), grad.abs().add_(eps), out=exp_inf)
+                clr = lr / (1 - beta1 ** step_t.item())
+                p.addcdiv_(exp_avg, exp_inf, value=-clr)
+        return loss
