@@ -115,6 +115,11 @@ class OpCtx:
     all_tensor_args: str = ""
     args_original_self: str = ""  # the arguments with self replaced by original_self
     args_fw_self: str = ""  # the arguments with self replaced by fw_self (its value before an in-place op)
+    # autocast: the per-device policies ("autocast::Policy::Lower, ..."), the Tensor arguments as pointers,
+    # and the call's arguments with each Tensor one cast.
+    autocast_policies: str = ""
+    autocast_ptrs: str = ""
+    autocast_args: str = ""
 
 
 def _promotion_body(nf: NativeFunction) -> list[str]:
@@ -298,6 +303,12 @@ def op_context(nf: NativeFunction, first_default: int = 0, node_index: int = 0,
     ctx.all_tensor_args = ", ".join(a.name for a in s.arguments if a.type.base == "Tensor")
     ctx.args_original_self = ", ".join("original_self" if n == "self" else n for n in cpp.arg_names(s))
     ctx.args_fw_self = ", ".join("fw_self" if n == "self" else n for n in cpp.arg_names(s))
+    if any(nf.autocast):
+        names = {"lower": "Lower", "fp32": "Fp32", "promote": "Promote", None: "None"}
+        ctx.autocast_policies = ", ".join(f"autocast::Policy::{names[p]}" for p in nf.autocast)
+        cast = {a.name for a in s.arguments if a.type.base == "Tensor"}
+        ctx.autocast_ptrs = ", ".join(f"autocast::ptr({n})" for n in cpp.arg_names(s) if n in cast)
+        ctx.autocast_args = ", ".join(f"autocast::cast({n}, *to)" if n in cast else n for n in cpp.arg_names(s))
     if nf.differentiable:
         ctx.ag = autograd_context(nf, node_index, op_names or set())
         ctx.diff_args = ", ".join(d.name for d in ctx.ag.inputs)

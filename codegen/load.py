@@ -18,7 +18,8 @@ from .model import (METADATA, ON_HOST, AnyDevice, Composite, Derivatives, Expr, 
                     Kernels, NativeFunction, Pointwise, Promotion, SchemaError, TestSpec)
 
 KNOWN_KEYS = ("func", "variants", "dtypes", "promotion", "pointwise", "dispatch", "meta", "composite",
-              "checks", "derivatives", "jvp", "python_module", "tags", "doc", "test")
+              "checks", "derivatives", "jvp", "python_module", "tags", "doc", "test", "autocast")
+AUTOCAST_POLICIES = ("lower", "fp32", "promote")
 VARIANTS = ("function", "method", "inplace", "out")
 DTYPES = ("bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64")
 FLOATING = ("float16", "bfloat16", "float32", "float64")
@@ -182,7 +183,8 @@ def _parse_entry(e: _Entry) -> NativeFunction:
     return NativeFunction(
         schema=schema, line=e.line, lines=dict(e.raw.lines), variants=variants, dtypes=dtypes_name,
         dtype_list=dtype_list, promotion=promotion, impl=impl, checks=checks, derivatives=derivatives,
-        python_module=_parse_python_module(e), tags=tags, doc=_parse_doc(e), test=_parse_test(e))
+        python_module=_parse_python_module(e), tags=tags, doc=_parse_doc(e), test=_parse_test(e),
+        autocast=_parse_autocast(e, schema))
 
 
 # ------------------------------------------------------------------ one parse function per key
@@ -359,6 +361,26 @@ def _parse_tags(e: _Entry) -> tuple[str, ...]:
     if tags is None:
         raise e.err("tags must be a list of names", "tags")
     return tuple(tags)
+
+
+def _parse_autocast(e: _Entry, schema: FunctionSchema) -> tuple[str | None, str | None]:
+    """`autocast: lower` (both devices) or `autocast: {cpu: lower, cuda: fp32}`: how the op's floating Tensor
+    inputs are cast inside an autocast region."""
+    value = e.get("autocast")
+    if value is None:
+        return (None, None)
+    if isinstance(value, str):
+        value = {"cpu": value, "cuda": value}
+    if not isinstance(value, dict) or not set(value) <= {"cpu", "cuda"}:
+        raise e.err("autocast must be a policy or a map {cpu: policy, cuda: policy}", "autocast")
+    for policy in value.values():
+        if policy not in AUTOCAST_POLICIES:
+            raise e.err(f"unknown autocast policy '{policy}' (known: {', '.join(AUTOCAST_POLICIES)})", "autocast")
+    if not any(a.type.base == "Tensor" and not a.type.is_list for a in schema.arguments):
+        raise e.err("autocast needs Tensor (or Tensor?) arguments to cast", "autocast")
+    if any(a.type.base == "Tensor" and a.type.is_list for a in schema.arguments):
+        raise e.err("autocast does not cast Tensor[] arguments", "autocast")
+    return (value.get("cpu"), value.get("cuda"))
 
 
 def _parse_python_module(e: _Entry) -> str | None:

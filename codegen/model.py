@@ -378,6 +378,9 @@ class NativeFunction:
     tags: tuple[str, ...]
     doc: str | None
     test: TestSpec
+    # Inside an autocast region, per device (cpu, cuda): "lower" (the region's lower-precision dtype),
+    # "fp32", "promote" (the widest floating input's dtype) or None (the op runs as called).
+    autocast: tuple[str | None, str | None] = (None, None)
 
     @property
     def name(self) -> str:

@@ -39,7 +39,7 @@ def test_unknown_key():
           composite: true
           bogus: 1
         """, 3, "foo", "unknown key 'bogus' (known keys: func, variants, dtypes, promotion, pointwise, dispatch, "
-        "meta, composite, checks, derivatives, jvp, python_module, tags, doc, test)")
+        "meta, composite, checks, derivatives, jvp, python_module, tags, doc, test, autocast)")
 
 
 def test_unknown_type():
@@ -796,3 +796,26 @@ def test_ambiguous_cpp_defaults_are_dropped():
     assert firsts == {"foo": 0, "foo.dim": 0, "foo.dims": 2}
     assert cpp.params(fs[2].schema, defaults=True, first_default=2) == [
         "const Tensor& self", "std::optional<IntArrayRef> dim", "bool keepdim = false"]
+
+
+def test_autocast_policies():
+    check("""
+        - func: foo(Tensor self) -> Tensor
+          composite: true
+          autocast: half
+        """, 3, "foo", "unknown autocast policy 'half' (known: lower, fp32, promote)")
+    check("""
+        - func: foo(Tensor self) -> Tensor
+          composite: true
+          autocast: {tpu: lower}
+        """, 3, "foo", "autocast must be a policy or a map {cpu: policy, cuda: policy}")
+    check("""
+        - func: foo(Tensor[] tensors) -> Tensor
+          composite: true
+          autocast: promote
+        """, 3, "foo", "autocast needs Tensor (or Tensor?) arguments to cast")
+    check("""
+        - func: foo(Tensor self, Tensor[] tensors) -> Tensor
+          composite: true
+          autocast: promote
+        """, 3, "foo", "autocast does not cast Tensor[] arguments")

@@ -51,3 +51,13 @@ def set_cache_limit(nbytes: int) -> None:
 def reset_memory_stats() -> None:
     """Zeroes the counters; the peak restarts at the bytes allocated now."""
     _C._cpu_allocator_reset_stats()
+
+
+def __getattr__(name):
+    # torchlite.cpu.amp: PyTorch's deprecated spelling of torchlite.amp for the CPU (made on first use).
+    if name == "amp":
+        from .amp._deprecated import _namespace
+
+        globals()["amp"] = _namespace("cpu")
+        return globals()["amp"]
+    raise AttributeError(f"module 'torchlite.cpu' has no attribute '{name}'")

@@ -115,3 +115,13 @@ def reset_peak_memory_stats(device=None) -> None:
 def empty_cache() -> None:
     """Gives the cached free blocks of every device back to the driver (live tensors are untouched)."""
     _C._cuda_empty_cache()
+
+
+def __getattr__(name):
+    # torchlite.cuda.amp: PyTorch's deprecated spelling of torchlite.amp for CUDA (made on first use).
+    if name == "amp":
+        from .amp._deprecated import _namespace
+
+        globals()["amp"] = _namespace("cuda")
+        return globals()["amp"]
+    raise AttributeError(f"module 'torchlite.cuda' has no attribute '{name}'")

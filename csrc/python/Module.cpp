@@ -26,6 +26,7 @@ namespace torchlite::python {
 void init_cuda(py::module_& m);    // PyCuda.cpp
 void init_dlpack(py::module_& m);  // PyDLPack.cpp
 void init_optim(py::module_& m);   // PyOptim.cpp
+void init_autocast(py::module_& m);  // PyAutocast.cpp
 
 void add_functions(const ModuleSet& modules, PyMethodDef* defs, const char* const* module_names) {
   for (int i = 0; defs[i].ml_name; ++i) {
@@ -202,6 +203,7 @@ PYBIND11_MODULE(_C, m) {
   init_cuda(m);
   init_dlpack(m);
   init_optim(m);
+  init_autocast(m);
   ModuleSet modules{
       m.def_submodule("_functions", "ops bound as torchlite.*").ptr(),
       m.def_submodule("_nn", "ops bound as torchlite.nn.functional.*").ptr(),
