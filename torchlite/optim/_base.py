@@ -3,6 +3,7 @@ import importlib
 
 from .._tensor import Tensor
 from ..autograd.grad_mode import enable_grad
+from .optimizer import _check_betas, _check_lr, _get_scalar_dtype, _step_tensor
 
 
 class _Lazy:
@@ -22,6 +23,65 @@ def _call_closure(closure):
         return closure()
 
 
+def _check_hparams(lr, **hparams):
+    """PyTorch's constructor checks with its messages, `lr` first, then `hparams` in the order given:
+    `betas` each in [0, 1), `rho` in [0, 1], every other one non-negative ("Invalid epsilon value" for eps)."""
+    _check_lr(lr)
+    for name, value in hparams.items():
+        if name == "betas":
+            _check_betas(value)
+        elif name == "rho":
+            if not 0.0 <= value <= 1.0:
+                raise ValueError(f"Invalid rho value: {value}")
+        elif not 0.0 <= value:
+            raise ValueError(f"Invalid {'epsilon' if name == 'eps' else name} value: {value}")
+
+
+def _set_defaults(optimizer, step_keys=("step",), **defaults):
+    """`__setstate__`'s part after Optimizer's: give each param group the `defaults` (in the order given) that
+    an older state lacks, then make each of `step_keys` that an old state dict holds as a number a tensor."""
+    for group in optimizer.param_groups:
+        for key, value in defaults.items():
+            group.setdefault(key, value)
+    for key in step_keys:
+        _step_state_to_tensor(optimizer, key)
+
+
+def _init_state(state, param, on_device, *zero_keys):
+    """A parameter's state on its first step: a 0-dim `step` (on the parameter's device when `on_device`),
+    then a zero tensor like `param` for each of `zero_keys`."""
+    state["step"] = _step_tensor(param, on_device)
+    for key in zero_keys:
+        state[key] = tl.zeros_like(param)
+
+
+def _param_steps(optimizer, group, *zero_keys, init=None):
+    """(param, grad, state) for each parameter of `group` that has a gradient, after the preamble the
+    per-parameter optimizers share: a state still empty gets `step` and `zero_keys` (_init_state, on the
+    parameter's device when the group is capturable), then `init(state, param, grad)` when given; the
+    gradient is negated under `maximize`, and `step` counted."""
+    for p, grad in zip(*_params_with_grad(group)):
+        state = optimizer.state[p]
+        if len(state) == 0:
+            _init_state(state, p, group["capturable"], *zero_keys)
+            if init is not None:
+                init(state, p, grad)
+        if group["maximize"]:
+            grad = grad.neg()
+        state["step"].add_(1)
+        yield p, grad, state
+
+
+def _weight_decay(param, grad, lr, weight_decay, decoupled):
+    """Apply weight decay: decoupled (AdamW's), shrink the parameter; else (L2), return grad + wd * param."""
+    if weight_decay != 0:
+        if decoupled:
+            param.mul_(1 - lr * weight_decay)
+        else:
+            grad = grad.add(param, alpha=weight_decay)
+    return grad
+
+
 def _params_with_grad(group):
     """The group's parameters that have a gradient, with their gradients."""
     params, grads = [], []
@@ -34,8 +94,6 @@ def _params_with_grad(group):
 
 def _step_state_to_tensor(optimizer, key="step"):
     """After loading an old state dict whose 'step' is a number: make it a 0-dim float tensor."""
-    from .optimizer import _get_scalar_dtype
-
     for state in optimizer.state.values():
         if isinstance(state, dict) and key in state and not isinstance(state[key], Tensor):
             state[key] = tl.tensor(float(state[key]), dtype=_get_scalar_dtype())

@@ -1,6 +1,6 @@
 """Adadelta (PyTorch's torch.optim.Adadelta)."""
-from ._base import _call_closure, _params_with_grad, _step_state_to_tensor, tl
-from .optimizer import Optimizer, _check_lr, _step_tensor, _to_scalar, _use_grad_for_differentiable
+from ._base import _call_closure, _check_hparams, _param_steps, _set_defaults
+from .optimizer import Optimizer, _to_scalar, _use_grad_for_differentiable
 
 __all__ = ["Adadelta"]
 
@@ -10,25 +10,14 @@ class Adadelta(Optimizer):
 
     def __init__(self, params, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0, foreach=None, *, capturable=False,
                  maximize=False, differentiable=False):
-        _check_lr(lr)
-        if not 0.0 <= rho <= 1.0:
-            raise ValueError(f"Invalid rho value: {rho}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        _check_hparams(lr, rho=rho, eps=eps, weight_decay=weight_decay)
         defaults = dict(lr=lr, rho=rho, eps=eps, weight_decay=weight_decay, maximize=maximize, capturable=capturable,
                         foreach=foreach, differentiable=differentiable)
         super().__init__(params, defaults)
 
     def __setstate__(self, state):
         super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("foreach", None)
-            group.setdefault("maximize", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("capturable", False)
-        _step_state_to_tensor(self)
+        _set_defaults(self, foreach=None, maximize=False, differentiable=False, capturable=False)
 
     @_use_grad_for_differentiable
     def step(self, closure=None):
@@ -37,17 +26,8 @@ class Adadelta(Optimizer):
         for group in self.param_groups:
             lr = _to_scalar(group["lr"])
             rho, eps, weight_decay = group["rho"], group["eps"], group["weight_decay"]
-            params, grads = _params_with_grad(group)
-            for p, grad in zip(params, grads):
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = _step_tensor(p, group["capturable"])
-                    state["square_avg"] = tl.zeros_like(p)
-                    state["acc_delta"] = tl.zeros_like(p)
+            for p, grad, state in _param_steps(self, group, "square_avg", "acc_delta"):
                 square_avg, acc_delta = state["square_avg"], state["acc_delta"]
-                state["step"].add_(1)
-                if group["maximize"]:
-                    grad = grad.neg()
                 if weight_decay != 0:
                     grad = grad.add(p, alpha=weight_decay)
                 square_avg.mul_(rho).addcmul_(grad, grad, value=1 - rho)

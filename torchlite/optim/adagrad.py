@@ -1,7 +1,6 @@
 """Adagrad (PyTorch's torch.optim.Adagrad)."""
-from ._base import _call_closure, _params_with_grad, _step_state_to_tensor, tl
-from .optimizer import (Optimizer, _check_fused, _check_lr, _get_scalar_dtype, _to_scalar,
-                        _use_grad_for_differentiable)
+from ._base import _call_closure, _check_hparams, _params_with_grad, _set_defaults, tl
+from .optimizer import Optimizer, _check_fused, _get_scalar_dtype, _to_scalar, _use_grad_for_differentiable
 
 __all__ = ["Adagrad"]
 
@@ -11,15 +10,8 @@ class Adagrad(Optimizer):
 
     def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0, eps=1e-10,
                  foreach=None, *, maximize=False, differentiable=False, fused=None):
-        _check_lr(lr)
-        if not 0.0 <= lr_decay:
-            raise ValueError(f"Invalid lr_decay value: {lr_decay}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        if not 0.0 <= initial_accumulator_value:
-            raise ValueError(f"Invalid initial_accumulator_value value: {initial_accumulator_value}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
+        _check_hparams(lr, lr_decay=lr_decay, weight_decay=weight_decay,
+                       initial_accumulator_value=initial_accumulator_value, eps=eps)
         defaults = dict(lr=lr, lr_decay=lr_decay, eps=eps, weight_decay=weight_decay,
                         initial_accumulator_value=initial_accumulator_value, foreach=foreach, maximize=maximize,
                         differentiable=differentiable, fused=fused)
@@ -37,12 +29,7 @@ class Adagrad(Optimizer):
 
     def __setstate__(self, state):
         super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("foreach", None)
-            group.setdefault("maximize", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("fused", None)
-        _step_state_to_tensor(self)
+        _set_defaults(self, foreach=None, maximize=False, differentiable=False, fused=None)
 
     def share_memory(self):
         """Move the accumulators to shared memory (a no-op where torchlite has no shared memory)."""

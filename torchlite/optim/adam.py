@@ -2,9 +2,9 @@
 import math
 
 from .. import _C
-from ._base import _call_closure, _fusable, _params_with_grad, _step_state_to_tensor, tl
-from .optimizer import (Optimizer, _check_betas, _check_fused, _check_lr, _step_tensor, _to_scalar,
-                        _use_grad_for_differentiable)
+from ._base import (_call_closure, _check_hparams, _fusable, _init_state, _params_with_grad, _set_defaults,
+                    _weight_decay, tl)
+from .optimizer import Optimizer, _check_fused, _to_scalar, _use_grad_for_differentiable
 
 __all__ = ["Adam", "AdamW"]
 
@@ -16,12 +16,7 @@ class Adam(Optimizer):
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, amsgrad=False, *,
                  foreach=None, maximize=False, capturable=False, differentiable=False, fused=None,
                  decoupled_weight_decay=False):
-        _check_lr(lr)
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        _check_betas(betas)
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        _check_hparams(lr, eps=eps, betas=betas, weight_decay=weight_decay)
         defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, amsgrad=amsgrad, maximize=maximize,
                         foreach=foreach, capturable=capturable, differentiable=differentiable, fused=fused,
                         decoupled_weight_decay=decoupled_weight_decay)
@@ -30,15 +25,8 @@ class Adam(Optimizer):
 
     def __setstate__(self, state):
         super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("amsgrad", False)
-            group.setdefault("maximize", False)
-            group.setdefault("foreach", None)
-            group.setdefault("capturable", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("decoupled_weight_decay", False)
-            group.setdefault("fused", None)
-        _step_state_to_tensor(self)
+        _set_defaults(self, amsgrad=False, maximize=False, foreach=None, capturable=False, differentiable=False,
+                      decoupled_weight_decay=False, fused=None)
 
     @_use_grad_for_differentiable
     def step(self, closure=None):
@@ -55,9 +43,7 @@ class Adam(Optimizer):
             for p in params:
                 state = self.state[p]
                 if len(state) == 0:
-                    state["step"] = _step_tensor(p, on_device)
-                    state["exp_avg"] = tl.zeros_like(p)
-                    state["exp_avg_sq"] = tl.zeros_like(p)
+                    _init_state(state, p, on_device, "exp_avg", "exp_avg_sq")
                     if amsgrad:
                         state["max_exp_avg_sq"] = tl.zeros_like(p)
             states = [self.state[p] for p in params]
@@ -79,11 +65,7 @@ class Adam(Optimizer):
                 if group["maximize"]:
                     grad = grad.neg()
                 step_t.add_(1)
-                if weight_decay != 0:
-                    if group["decoupled_weight_decay"]:
-                        p.mul_(1 - lr * weight_decay)
-                    else:
-                        grad = grad.add(p, alpha=weight_decay)
+                grad = _weight_decay(p, grad, lr, weight_decay, group["decoupled_weight_decay"])
                 exp_avg.lerp_(grad, 1 - beta1)
                 exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
                 step = step_t.item()

@@ -1,6 +1,6 @@
 """Adamax (PyTorch's torch.optim.Adamax)."""
-from ._base import _call_closure, _params_with_grad, _step_state_to_tensor, tl
-from .optimizer import Optimizer, _check_betas, _check_lr, _step_tensor, _to_scalar, _use_grad_for_differentiable
+from ._base import _call_closure, _check_hparams, _param_steps, _set_defaults, tl
+from .optimizer import Optimizer, _to_scalar, _use_grad_for_differentiable
 
 __all__ = ["Adamax"]
 
@@ -10,24 +10,14 @@ class Adamax(Optimizer):
 
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, foreach=None, *,
                  maximize=False, differentiable=False, capturable=False):
-        _check_lr(lr)
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        _check_betas(betas)
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        _check_hparams(lr, eps=eps, betas=betas, weight_decay=weight_decay)
         defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, foreach=foreach, maximize=maximize,
                         differentiable=differentiable, capturable=capturable)
         super().__init__(params, defaults)
 
     def __setstate__(self, state):
         super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("foreach", None)
-            group.setdefault("maximize", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("capturable", False)
-        _step_state_to_tensor(self)
+        _set_defaults(self, foreach=None, maximize=False, differentiable=False, capturable=False)
 
     @_use_grad_for_differentiable
     def step(self, closure=None):
@@ -37,17 +27,8 @@ class Adamax(Optimizer):
             lr = _to_scalar(group["lr"])
             beta1, beta2 = group["betas"]
             eps, weight_decay = group["eps"], group["weight_decay"]
-            params, grads = _params_with_grad(group)
-            for p, grad in zip(params, grads):
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = _step_tensor(p, group["capturable"])
-                    state["exp_avg"] = tl.zeros_like(p)
-                    state["exp_inf"] = tl.zeros_like(p)
+            for p, grad, state in _param_steps(self, group, "exp_avg", "exp_inf"):
                 exp_avg, exp_inf, step_t = state["exp_avg"], state["exp_inf"], state["step"]
-                if group["maximize"]:
-                    grad = grad.neg()
-                step_t.add_(1)
                 if weight_decay != 0:
                     grad = grad.add(p, alpha=weight_decay)
                 exp_avg.lerp_(grad, 1 - beta1)

@@ -1,6 +1,6 @@
 """Averaged stochastic gradient descent (PyTorch's torch.optim.ASGD)."""
-from ._base import _call_closure, _params_with_grad, _step_state_to_tensor, tl
-from .optimizer import Optimizer, _check_lr, _get_scalar_dtype, _step_tensor, _to_scalar, _use_grad_for_differentiable
+from ._base import _call_closure, _check_hparams, _param_steps, _set_defaults, tl
+from .optimizer import Optimizer, _get_scalar_dtype, _to_scalar, _use_grad_for_differentiable
 
 __all__ = ["ASGD"]
 
@@ -11,22 +11,15 @@ class ASGD(Optimizer):
 
     def __init__(self, params, lr=1e-2, lambd=1e-4, alpha=0.75, t0=1e6, weight_decay=0, foreach=None,
                  maximize=False, differentiable=False, capturable=False):
-        _check_lr(lr)
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        _check_hparams(lr, weight_decay=weight_decay)
         defaults = dict(lr=lr, lambd=lambd, alpha=alpha, t0=t0, weight_decay=weight_decay, foreach=foreach,
                         maximize=maximize, differentiable=differentiable, capturable=capturable)
         super().__init__(params, defaults)
 
     def __setstate__(self, state):
         super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("foreach", None)
-            group.setdefault("maximize", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("capturable", False)
-        for key in ("step", "eta", "mu"):
-            _step_state_to_tensor(self, key)
+        _set_defaults(self, ("step", "eta", "mu"), foreach=None, maximize=False, differentiable=False,
+                      capturable=False)
 
     @_use_grad_for_differentiable
     def step(self, closure=None):
@@ -35,18 +28,14 @@ class ASGD(Optimizer):
         for group in self.param_groups:
             lr = _to_scalar(group["lr"])
             lambd, alpha, t0, weight_decay = group["lambd"], group["alpha"], group["t0"], group["weight_decay"]
-            params, grads = _params_with_grad(group)
-            for p, grad in zip(params, grads):
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = _step_tensor(p, group["capturable"])
-                    state["eta"] = tl.tensor(lr, dtype=_get_scalar_dtype(), device=p.device)
-                    state["mu"] = tl.ones((), dtype=_get_scalar_dtype(), device=p.device)
-                    state["ax"] = tl.zeros_like(p)
+
+            def init(state, p, grad):
+                state["eta"] = tl.tensor(lr, dtype=_get_scalar_dtype(), device=p.device)
+                state["mu"] = tl.ones((), dtype=_get_scalar_dtype(), device=p.device)
+                state["ax"] = tl.zeros_like(p)
+
+            for p, grad, state in _param_steps(self, group, init=init):
                 step_t, eta, mu, ax = state["step"], state["eta"], state["mu"], state["ax"]
-                if group["maximize"]:
-                    grad = grad.neg()
-                step_t.add_(1)
                 step = step_t.item()
                 if weight_decay != 0:
                     grad = grad.add(p, alpha=weight_decay)

@@ -177,7 +177,13 @@ def _lambdas(optimizer, lr_lambda):
 
 
 class _LambdaStateMixin:
-    # Functions and lambdas are not saved; callable objects are saved by their __dict__.
+    # The schedulers driven by lr_lambda (one function, or one per group). In the state dict, functions and
+    # lambdas are not saved; callable objects are saved by their __dict__.
+    def __init__(self, optimizer, lr_lambda, last_epoch=-1):
+        self.optimizer = optimizer
+        self.lr_lambdas = _lambdas(optimizer, lr_lambda)
+        super().__init__(optimizer, last_epoch)
+
     def state_dict(self):
         state = {key: value for key, value in self.__dict__.items() if key not in ("optimizer", "lr_lambdas")}
         state["lr_lambdas"] = [None] * len(self.lr_lambdas)
@@ -198,11 +204,6 @@ class _LambdaStateMixin:
 class LambdaLR(_LambdaStateMixin, LRScheduler):
     """lr = initial lr times lr_lambda(epoch) (one function, or one per group)."""
 
-    def __init__(self, optimizer, lr_lambda, last_epoch=-1):
-        self.optimizer = optimizer
-        self.lr_lambdas = _lambdas(optimizer, lr_lambda)
-        super().__init__(optimizer, last_epoch)
-
     def get_lr(self):
         """Closed form: base_lr * lr_lambda(last_epoch)."""
         _warn_get_lr_called_within_step(self)
@@ -211,11 +212,6 @@ class LambdaLR(_LambdaStateMixin, LRScheduler):
 
 class MultiplicativeLR(_LambdaStateMixin, LRScheduler):
     """Multiply each group's lr by lr_lambda(epoch) at every step after the first."""
-
-    def __init__(self, optimizer, lr_lambda, last_epoch=-1):
-        self.optimizer = optimizer
-        self.lr_lambdas = _lambdas(optimizer, lr_lambda)
-        super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
         """Recursive form: lr * lr_lambda(last_epoch) (unchanged at the initial step)."""

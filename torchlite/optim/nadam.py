@@ -1,7 +1,6 @@
 """NAdam (PyTorch's torch.optim.NAdam)."""
-from ._base import _call_closure, _params_with_grad, _step_state_to_tensor, tl
-from .optimizer import (Optimizer, _check_betas, _check_lr, _get_scalar_dtype, _step_tensor, _to_scalar,
-                        _use_grad_for_differentiable)
+from ._base import _call_closure, _check_hparams, _param_steps, _set_defaults, _weight_decay, tl
+from .optimizer import Optimizer, _get_scalar_dtype, _to_scalar, _use_grad_for_differentiable
 
 __all__ = ["NAdam"]
 
@@ -12,14 +11,7 @@ class NAdam(Optimizer):
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, momentum_decay=4e-3,
                  decoupled_weight_decay=False, *, foreach=None, maximize=False, capturable=False,
                  differentiable=False):
-        _check_lr(lr)
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        _check_betas(betas)
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        if not 0.0 <= momentum_decay:
-            raise ValueError(f"Invalid momentum_decay value: {momentum_decay}")
+        _check_hparams(lr, eps=eps, betas=betas, weight_decay=weight_decay, momentum_decay=momentum_decay)
         defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, momentum_decay=momentum_decay,
                         decoupled_weight_decay=decoupled_weight_decay, maximize=maximize, foreach=foreach,
                         capturable=capturable, differentiable=differentiable)
@@ -27,14 +19,8 @@ class NAdam(Optimizer):
 
     def __setstate__(self, state):
         super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("maximize", False)
-            group.setdefault("foreach", None)
-            group.setdefault("capturable", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("decoupled_weight_decay", False)
-        _step_state_to_tensor(self)
-        _step_state_to_tensor(self, "mu_product")
+        _set_defaults(self, ("step", "mu_product"), maximize=False, foreach=None, capturable=False,
+                      differentiable=False, decoupled_weight_decay=False)
 
     @_use_grad_for_differentiable
     def step(self, closure=None):
@@ -44,29 +30,21 @@ class NAdam(Optimizer):
             lr = _to_scalar(group["lr"])
             beta1, beta2 = group["betas"]
             eps, weight_decay, momentum_decay = group["eps"], group["weight_decay"], group["momentum_decay"]
-            params, grads = _params_with_grad(group)
-            for p, grad in zip(params, grads):
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = _step_tensor(p, group["capturable"])
-                    if group["capturable"]:
-                        state["mu_product"] = tl.ones((), dtype=_get_scalar_dtype(), device=p.device)
-                    else:
-                        state["mu_product"] = tl.tensor(1.0, dtype=_get_scalar_dtype())
-                    state["exp_avg"] = tl.zeros_like(p)
-                    state["exp_avg_sq"] = tl.zeros_like(p)
+
+            def init(state, p, grad):
+                if group["capturable"]:
+                    state["mu_product"] = tl.ones((), dtype=_get_scalar_dtype(), device=p.device)
+                else:
+                    state["mu_product"] = tl.tensor(1.0, dtype=_get_scalar_dtype())
+                state["exp_avg"] = tl.zeros_like(p)
+                state["exp_avg_sq"] = tl.zeros_like(p)
+
+            for p, grad, state in _param_steps(self, group, init=init):
                 step_t, mu_product = state["step"], state["mu_product"]
                 exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
-                if group["maximize"]:
-                    grad = grad.neg()
-                step_t.add_(1)
                 step = step_t.item()
                 bias_correction2 = 1 - beta2 ** step
-                if weight_decay != 0:
-                    if group["decoupled_weight_decay"]:
-                        p.mul_(1 - lr * weight_decay)
-                    else:
-                        grad = grad.add(p, alpha=weight_decay)
+                grad = _weight_decay(p, grad, lr, weight_decay, group["decoupled_weight_decay"])
                 mu = beta1 * (1.0 - 0.5 * (0.96 ** (step * momentum_decay)))
                 mu_next = beta1 * (1.0 - 0.5 * (0.96 ** ((step + 1) * momentum_decay)))
                 mu_product.mul_(mu)

@@ -1,6 +1,6 @@
 """RAdam (PyTorch's torch.optim.RAdam)."""
-from ._base import _call_closure, _params_with_grad, _step_state_to_tensor, tl
-from .optimizer import Optimizer, _check_betas, _check_lr, _step_tensor, _to_scalar, _use_grad_for_differentiable
+from ._base import _call_closure, _check_hparams, _param_steps, _set_defaults, _weight_decay
+from .optimizer import Optimizer, _to_scalar, _use_grad_for_differentiable
 
 __all__ = ["RAdam"]
 
@@ -11,12 +11,7 @@ class RAdam(Optimizer):
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, decoupled_weight_decay=False,
                  *, foreach=None, maximize=False, capturable=False, differentiable=False):
-        _check_lr(lr)
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        _check_betas(betas)
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        _check_hparams(lr, eps=eps, betas=betas, weight_decay=weight_decay)
         defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, maximize=maximize, foreach=foreach,
                         capturable=capturable, decoupled_weight_decay=decoupled_weight_decay,
                         differentiable=differentiable)
@@ -24,13 +19,8 @@ class RAdam(Optimizer):
 
     def __setstate__(self, state):
         super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("foreach", None)
-            group.setdefault("maximize", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("decoupled_weight_decay", False)
-            group.setdefault("capturable", False)
-        _step_state_to_tensor(self)
+        _set_defaults(self, foreach=None, maximize=False, differentiable=False, decoupled_weight_decay=False,
+                      capturable=False)
 
     @_use_grad_for_differentiable
     def step(self, closure=None):
@@ -40,23 +30,10 @@ class RAdam(Optimizer):
             lr = _to_scalar(group["lr"])
             beta1, beta2 = group["betas"]
             eps, weight_decay = group["eps"], group["weight_decay"]
-            params, grads = _params_with_grad(group)
-            for p, grad in zip(params, grads):
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = _step_tensor(p, group["capturable"])
-                    state["exp_avg"] = tl.zeros_like(p)
-                    state["exp_avg_sq"] = tl.zeros_like(p)
+            for p, grad, state in _param_steps(self, group, "exp_avg", "exp_avg_sq"):
                 step_t, exp_avg, exp_avg_sq = state["step"], state["exp_avg"], state["exp_avg_sq"]
-                if group["maximize"]:
-                    grad = grad.neg()
-                step_t.add_(1)
                 step = step_t.item()
-                if weight_decay != 0:
-                    if group["decoupled_weight_decay"]:
-                        p.mul_(1 - lr * weight_decay)
-                    else:
-                        grad = grad.add(p, alpha=weight_decay)
+                grad = _weight_decay(p, grad, lr, weight_decay, group["decoupled_weight_decay"])
                 exp_avg.lerp_(grad, 1 - beta1)
                 exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
                 bias_correction1 = 1 - beta1 ** step

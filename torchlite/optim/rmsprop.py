@@ -1,6 +1,6 @@
 """RMSprop (PyTorch's torch.optim.RMSprop)."""
-from ._base import _call_closure, _params_with_grad, _step_state_to_tensor, tl
-from .optimizer import Optimizer, _check_lr, _step_tensor, _to_scalar, _use_grad_for_differentiable
+from ._base import _call_closure, _check_hparams, _param_steps, _set_defaults
+from .optimizer import Optimizer, _to_scalar, _use_grad_for_differentiable
 
 __all__ = ["RMSprop"]
 
@@ -10,29 +10,15 @@ class RMSprop(Optimizer):
 
     def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0, centered=False,
                  capturable=False, foreach=None, maximize=False, differentiable=False):
-        _check_lr(lr)
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= momentum:
-            raise ValueError(f"Invalid momentum value: {momentum}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        if not 0.0 <= alpha:
-            raise ValueError(f"Invalid alpha value: {alpha}")
+        _check_hparams(lr, eps=eps, momentum=momentum, weight_decay=weight_decay, alpha=alpha)
         defaults = dict(lr=lr, momentum=momentum, alpha=alpha, eps=eps, centered=centered, weight_decay=weight_decay,
                         capturable=capturable, foreach=foreach, maximize=maximize, differentiable=differentiable)
         super().__init__(params, defaults)
 
     def __setstate__(self, state):
         super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("momentum", 0)
-            group.setdefault("centered", False)
-            group.setdefault("foreach", None)
-            group.setdefault("maximize", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("capturable", False)
-        _step_state_to_tensor(self)
+        _set_defaults(self, momentum=0, centered=False, foreach=None, maximize=False, differentiable=False,
+                      capturable=False)
 
     @_use_grad_for_differentiable
     def step(self, closure=None):
@@ -42,19 +28,12 @@ class RMSprop(Optimizer):
             lr = _to_scalar(group["lr"])
             alpha, eps, momentum = group["alpha"], group["eps"], group["momentum"]
             weight_decay, centered = group["weight_decay"], group["centered"]
-            params, grads = _params_with_grad(group)
-            for p, grad in zip(params, grads):
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = _step_tensor(p, group["capturable"])
-                    state["square_avg"] = tl.zeros_like(p)
-                    if momentum > 0:
-                        state["momentum_buffer"] = tl.zeros_like(p)
-                    if centered:
-                        state["grad_avg"] = tl.zeros_like(p)
-                if group["maximize"]:
-                    grad = grad.neg()
-                state["step"].add_(1)
+            zero_keys = ["square_avg"]
+            if momentum > 0:
+                zero_keys.append("momentum_buffer")
+            if centered:
+                zero_keys.append("grad_avg")
+            for p, grad, state in _param_steps(self, group, *zero_keys):
                 if weight_decay != 0:
                     grad = grad.add(p, alpha=weight_decay)
                 square_avg = state["square_avg"]

@@ -1,6 +1,6 @@
 """Resilient backpropagation (PyTorch's torch.optim.Rprop)."""
-from ._base import _call_closure, _params_with_grad, _step_state_to_tensor, tl
-from .optimizer import Optimizer, _check_lr, _step_tensor, _to_scalar, _use_grad_for_differentiable
+from ._base import _call_closure, _check_hparams, _param_steps, _set_defaults, tl
+from .optimizer import Optimizer, _to_scalar, _use_grad_for_differentiable
 
 __all__ = ["Rprop"]
 
@@ -11,7 +11,7 @@ class Rprop(Optimizer):
 
     def __init__(self, params, lr=1e-2, etas=(0.5, 1.2), step_sizes=(1e-6, 50), *, capturable=False, foreach=None,
                  maximize=False, differentiable=False):
-        _check_lr(lr)
+        _check_hparams(lr)
         if not 0.0 < etas[0] < 1.0 < etas[1]:
             raise ValueError(f"Invalid eta values: {etas[0]}, {etas[1]}")
         defaults = dict(lr=lr, etas=etas, step_sizes=step_sizes, foreach=foreach, maximize=maximize,
@@ -20,12 +20,7 @@ class Rprop(Optimizer):
 
     def __setstate__(self, state):
         super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("foreach", None)
-            group.setdefault("maximize", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("capturable", False)
-        _step_state_to_tensor(self)
+        _set_defaults(self, foreach=None, maximize=False, differentiable=False, capturable=False)
 
     @_use_grad_for_differentiable
     def step(self, closure=None):
@@ -35,17 +30,12 @@ class Rprop(Optimizer):
             etaminus, etaplus = group["etas"]
             step_size_min, step_size_max = group["step_sizes"]
             lr = _to_scalar(group["lr"])
-            params, grads = _params_with_grad(group)
-            for p, grad in zip(params, grads):
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = _step_tensor(p, group["capturable"])
-                    state["prev"] = tl.zeros_like(p)
-                    state["step_size"] = tl.full_like(grad, lr)
+
+            def init(state, p, grad):
+                state["step_size"] = tl.full_like(grad, lr)
+
+            for p, grad, state in _param_steps(self, group, "prev", init=init):
                 prev, step_size = state["prev"], state["step_size"]
-                if group["maximize"]:
-                    grad = grad.neg()
-                state["step"].add_(1)
                 sign = grad.mul(prev).sign()
                 positive, negative, zero = sign.gt(0), sign.lt(0), sign.eq(0)
                 sign.masked_fill_(positive, etaplus).masked_fill_(negative, etaminus).masked_fill_(zero, 1)

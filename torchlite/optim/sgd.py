@@ -1,6 +1,6 @@
 """Stochastic gradient descent, optionally with momentum (PyTorch's torch.optim.SGD)."""
 from .. import _C
-from ._base import _call_closure, _fusable, _params_with_grad
+from ._base import _call_closure, _fusable, _params_with_grad, _set_defaults
 from .optimizer import Optimizer, _check_fused, _check_lr, _to_scalar, _use_grad_for_differentiable
 
 __all__ = ["SGD"]
@@ -26,12 +26,7 @@ class SGD(Optimizer):
 
     def __setstate__(self, state):
         super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("nesterov", False)
-            group.setdefault("maximize", False)
-            group.setdefault("foreach", None)
-            group.setdefault("differentiable", False)
-            group.setdefault("fused", False)
+        _set_defaults(self, (), nesterov=False, maximize=False, foreach=None, differentiable=False, fused=False)
 
     @_use_grad_for_differentiable
     def step(self, closure=None):

@@ -18,6 +18,43 @@ def _inplace_only(inplace):
     return "inplace=True" if inplace else ""
 
 
+class _InplaceActivation(Module):
+    # The activations whose one option is `inplace` (shown in the repr only when True).
+    __constants__ = ["inplace"]
+
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
+
+    def extra_repr(self):
+        return _inplace_only(self.inplace)
+
+
+class _AlphaActivation(Module):
+    # ELU and CELU: `alpha` and `inplace`.
+    __constants__ = ["alpha", "inplace"]
+
+    def __init__(self, alpha=1.0, inplace=False):
+        super().__init__()
+        self.alpha = alpha
+        self.inplace = inplace
+
+    def extra_repr(self):
+        return f"alpha={self.alpha}{_inplace_suffix(self.inplace)}"
+
+
+class _Shrink(Module):
+    # Hardshrink and Softshrink: the threshold `lambd`, which is all the repr shows.
+    __constants__ = ["lambd"]
+
+    def __init__(self, lambd=0.5):
+        super().__init__()
+        self.lambd = lambd
+
+    def extra_repr(self):
+        return str(self.lambd)
+
+
 class Threshold(Module):
     """Replaces each element not greater than `threshold` with `value`."""
 
@@ -36,20 +73,11 @@ class Threshold(Module):
         return f"threshold={self.threshold}, value={self.value}{_inplace_suffix(self.inplace)}"
 
 
-class ReLU(Module):
+class ReLU(_InplaceActivation):
     """max(0, x), elementwise."""
-
-    __constants__ = ["inplace"]
-
-    def __init__(self, inplace=False):
-        super().__init__()
-        self.inplace = inplace
 
     def forward(self, input):
         return F.relu(input, inplace=self.inplace)
-
-    def extra_repr(self):
-        return _inplace_only(self.inplace)
 
 
 class RReLU(Module):
@@ -116,14 +144,10 @@ class Sigmoid(Module):
         return F.sigmoid(input)
 
 
-class Hardsigmoid(Module):
+class Hardsigmoid(_InplaceActivation):
     """The piecewise-linear sigmoid: 0 below -3, 1 above 3, x / 6 + 1 / 2 between."""
 
-    __constants__ = ["inplace"]
-
-    def __init__(self, inplace=False):
-        super().__init__()
-        self.inplace = inplace
+    extra_repr = Module.extra_repr  # PyTorch's repr shows no inplace here
 
     def forward(self, input):
         return F.hardsigmoid(input, self.inplace)
@@ -136,99 +160,48 @@ class Tanh(Module):
         return F.tanh(input)
 
 
-class SiLU(Module):
+class SiLU(_InplaceActivation):
     """x * sigmoid(x) (the swish function), elementwise."""
-
-    __constants__ = ["inplace"]
-
-    def __init__(self, inplace=False):
-        super().__init__()
-        self.inplace = inplace
 
     def forward(self, input):
         return F.silu(input, inplace=self.inplace)
 
-    def extra_repr(self):
-        return _inplace_only(self.inplace)
 
-
-class Mish(Module):
+class Mish(_InplaceActivation):
     """x * tanh(softplus(x)), elementwise."""
-
-    __constants__ = ["inplace"]
-
-    def __init__(self, inplace=False):
-        super().__init__()
-        self.inplace = inplace
 
     def forward(self, input):
         return F.mish(input, inplace=self.inplace)
 
-    def extra_repr(self):
-        return _inplace_only(self.inplace)
 
-
-class Hardswish(Module):
+class Hardswish(_InplaceActivation):
     """x * hardsigmoid(x), elementwise."""
 
-    __constants__ = ["inplace"]
-
-    def __init__(self, inplace=False):
-        super().__init__()
-        self.inplace = inplace
+    extra_repr = Module.extra_repr  # PyTorch's repr shows no inplace here
 
     def forward(self, input):
         return F.hardswish(input, self.inplace)
 
 
-class ELU(Module):
+class ELU(_AlphaActivation):
     """x for x > 0, alpha * (exp(x) - 1) otherwise."""
-
-    __constants__ = ["alpha", "inplace"]
-
-    def __init__(self, alpha=1.0, inplace=False):
-        super().__init__()
-        self.alpha = alpha
-        self.inplace = inplace
 
     def forward(self, input):
         return F.elu(input, self.alpha, self.inplace)
 
-    def extra_repr(self):
-        return f"alpha={self.alpha}{_inplace_suffix(self.inplace)}"
 
-
-class CELU(Module):
+class CELU(_AlphaActivation):
     """max(0, x) + min(0, alpha * (exp(x / alpha) - 1)), elementwise."""
-
-    __constants__ = ["alpha", "inplace"]
-
-    def __init__(self, alpha=1.0, inplace=False):
-        super().__init__()
-        self.alpha = alpha
-        self.inplace = inplace
 
     def forward(self, input):
         return F.celu(input, self.alpha, self.inplace)
 
-    def extra_repr(self):
-        return f"alpha={self.alpha}{_inplace_suffix(self.inplace)}"
 
-
-class SELU(Module):
+class SELU(_InplaceActivation):
     """scale * (max(0, x) + min(0, alpha * (exp(x) - 1))) with the self-normalizing constants."""
-
-    __constants__ = ["inplace"]
-
-    def __init__(self, inplace=False):
-        super().__init__()
-        self.inplace = inplace
 
     def forward(self, input):
         return F.selu(input, self.inplace)
-
-    def extra_repr(self):
-        return _inplace_only(self.inplace)
 
 
 class GLU(Module):
@@ -263,20 +236,11 @@ class GELU(Module):
         return f"approximate={self.approximate!r}"
 
 
-class Hardshrink(Module):
+class Hardshrink(_Shrink):
     """x where |x| > lambd, else 0."""
-
-    __constants__ = ["lambd"]
-
-    def __init__(self, lambd=0.5):
-        super().__init__()
-        self.lambd = lambd
 
     def forward(self, input):
         return F.hardshrink(input, self.lambd)
-
-    def extra_repr(self):
-        return f"{self.lambd}"
 
 
 class LeakyReLU(Module):
@@ -320,20 +284,11 @@ class Softplus(Module):
         return f"beta={self.beta}, threshold={self.threshold}"
 
 
-class Softshrink(Module):
+class Softshrink(_Shrink):
     """x - lambd above lambd, x + lambd below -lambd, 0 between."""
-
-    __constants__ = ["lambd"]
-
-    def __init__(self, lambd=0.5):
-        super().__init__()
-        self.lambd = lambd
 
     def forward(self, input):
         return F.softshrink(input, self.lambd)
-
-    def extra_repr(self):
-        return str(self.lambd)
 
 
 class PReLU(Module):

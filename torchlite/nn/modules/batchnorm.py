@@ -1,11 +1,12 @@
 """Batch normalization (PyTorch's torch.nn.modules.batchnorm): BatchNorm1d/2d/3d, their Lazy forms and
 SyncBatchNorm (which, with one process, normalizes exactly as BatchNorm)."""
-from ... import _C, empty, ones, tensor as _tensor, zeros
+from ... import _C, ones, tensor as _tensor, zeros
 from ..._tensor import Tensor
-from .. import functional as F, init
-from ..parameter import Parameter, UninitializedBuffer, UninitializedParameter
+from .. import functional as F
+from ..parameter import UninitializedBuffer, UninitializedParameter
 from .linear import LazyModuleMixin
 from .module import Module
+from .normalization import _init_affine, _reset_affine
 
 __all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d",
            "SyncBatchNorm"]
@@ -26,15 +27,7 @@ class _NormBase(Module):
         self.momentum = momentum
         self.affine = affine
         self.track_running_stats = track_running_stats
-        if self.affine:
-            self.weight = Parameter(empty(num_features, **kw))
-            if bias:
-                self.bias = Parameter(empty(num_features, **kw))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _init_affine(self, self.affine, num_features, bias, device, dtype)
         if self.track_running_stats:
             self.register_buffer("running_mean", zeros(num_features, **kw))
             self.register_buffer("running_var", ones(num_features, **kw))
@@ -55,10 +48,7 @@ class _NormBase(Module):
     def reset_parameters(self):
         """Resets the running statistics, weight to 1 and bias to 0."""
         self.reset_running_stats()
-        if self.affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _reset_affine(self, self.affine)
 
     def _check_input_dim(self, input):
         raise NotImplementedError
@@ -97,13 +87,17 @@ class _BatchNorm(_NormBase):
         bn_training = True if self.training else (self.running_mean is None and self.running_var is None)
         return factor, bn_training
 
-    def forward(self, input):
-        self._check_input_dim(input)
+    def _batch_norm(self, input):
+        # forward after the input checks.
         factor, bn_training = self._factor_and_mode()
         use_buffers = not self.training or self.track_running_stats
         return F.batch_norm(input, self.running_mean if use_buffers else None,
                             self.running_var if use_buffers else None, self.weight, self.bias, bn_training, factor,
                             self.eps)
+
+    def forward(self, input):
+        self._check_input_dim(input)
+        return self._batch_norm(input)
 
 
 class _LazyNormBase(LazyModuleMixin, _NormBase):
@@ -126,10 +120,13 @@ class _LazyNormBase(LazyModuleMixin, _NormBase):
         if not self.has_uninitialized_params() and self.num_features != 0:
             super().reset_parameters()
 
+    def _infer_num_features(self, input):
+        return input.shape[1]
+
     def initialize_parameters(self, input):
-        """Infers num_features from input.shape[1] and materializes the parameters and running stats."""
+        """Infers num_features from the input's channel dim; materializes the parameters and running stats."""
         if self.has_uninitialized_params():
-            self.num_features = input.shape[1]
+            self.num_features = self._infer_num_features(input)
             if self.affine:
                 self.weight.materialize((self.num_features,))
                 if self.bias is not None:
@@ -212,11 +209,7 @@ class SyncBatchNorm(_BatchNorm):
     def forward(self, input):
         self._check_input_dim(input)
         self._check_non_zero_input_channels(input)
-        factor, bn_training = self._factor_and_mode()
-        use_buffers = not self.training or self.track_running_stats
-        return F.batch_norm(input, self.running_mean if use_buffers else None,
-                            self.running_var if use_buffers else None, self.weight, self.bias, bn_training, factor,
-                            self.eps)
+        return self._batch_norm(input)
 
     @classmethod
     def convert_sync_batchnorm(cls, module, process_group=None):

@@ -4,8 +4,8 @@ from collections.abc import Iterable
 
 from ... import empty
 from .. import functional as F, init
-from ..parameter import Parameter, UninitializedParameter
-from .linear import LazyModuleMixin
+from ..parameter import Parameter
+from .linear import LazyModuleMixin, _lazy_weight_and_bias, _register_bias
 from .module import Module
 
 __all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d", "LazyConv1d",
@@ -82,10 +82,7 @@ class _ConvNd(Module):
             self.weight = Parameter(empty((in_channels, out_channels // groups, *kernel_size), **kw))
         else:
             self.weight = Parameter(empty((out_channels, in_channels // groups, *kernel_size), **kw))
-        if bias:
-            self.bias = Parameter(empty(out_channels, **kw))
-        else:
-            self.register_parameter("bias", None)
+        _register_bias(self, bias, out_channels, device, dtype)
         self.reset_parameters()
 
     def reset_parameters(self):
@@ -289,10 +286,8 @@ def _lazy_conv(base, doc):
                      padding_mode="zeros", device=None, dtype=None):
             super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False, padding_mode,
                              device=device, dtype=dtype)
-            self.weight = UninitializedParameter(device=device, dtype=dtype)
+            _lazy_weight_and_bias(self, bias, device, dtype)
             self.out_channels = out_channels
-            if bias:
-                self.bias = UninitializedParameter(device=device, dtype=dtype)
 
     LazyConv.__name__ = LazyConv.__qualname__ = "Lazy" + base.__name__
     return LazyConv
@@ -307,10 +302,8 @@ def _lazy_conv_transpose(base, doc):
                      dilation=1, padding_mode="zeros", device=None, dtype=None):
             super().__init__(0, 0, kernel_size, stride, padding, output_padding, groups, False, dilation,
                              padding_mode, device=device, dtype=dtype)
-            self.weight = UninitializedParameter(device=device, dtype=dtype)
+            _lazy_weight_and_bias(self, bias, device, dtype)
             self.out_channels = out_channels
-            if bias:
-                self.bias = UninitializedParameter(device=device, dtype=dtype)
 
     LazyConvTranspose.__name__ = LazyConvTranspose.__qualname__ = "Lazy" + base.__name__
     return LazyConvTranspose

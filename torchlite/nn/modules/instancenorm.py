@@ -88,18 +88,9 @@ class InstanceNorm3d(_InstanceNorm):
 
 
 class _LazyInstanceNorm(_LazyNormBase, _InstanceNorm):
-    def initialize_parameters(self, input):
-        """Infers num_features from the channel dim and materializes the parameters and running stats."""
-        if self.has_uninitialized_params():
-            self.num_features = input.shape[0] if input.dim() == self._no_batch_dim else input.shape[1]
-            if self.affine:
-                self.weight.materialize((self.num_features,))
-                if self.bias is not None:
-                    self.bias.materialize((self.num_features,))
-            if self.track_running_stats:
-                self.running_mean.materialize((self.num_features,))
-                self.running_var.materialize((self.num_features,))
-            self.reset_parameters()
+    # num_features is the channel dim's size: dim 0 of an input without a batch dim.
+    def _infer_num_features(self, input):
+        return input.shape[0] if input.dim() == self._no_batch_dim else input.shape[1]
 
 
 class LazyInstanceNorm1d(_LazyInstanceNorm):

@@ -73,6 +73,22 @@ def _factory(device, dtype):
     return {"device": device, "dtype": dtype}
 
 
+def _register_bias(module, bias, size, device, dtype):
+    """A `bias` parameter of `size`, left for reset_parameters to fill, when `bias`; None otherwise."""
+    if bias:
+        module.bias = Parameter(empty(size, **_factory(device, dtype)))
+    else:
+        module.register_parameter("bias", None)
+
+
+def _lazy_weight_and_bias(module, bias, device, dtype):
+    """Make `weight` (and, when `bias`, `bias`) uninitialized parameters, for a lazy module built from its
+    eager class with empty sizes and bias=False."""
+    module.weight = UninitializedParameter(device=device, dtype=dtype)
+    if bias:
+        module.bias = UninitializedParameter(device=device, dtype=dtype)
+
+
 class Identity(Module):
     """A placeholder layer that returns its input unchanged (any constructor arguments are ignored)."""
 
@@ -94,10 +110,7 @@ class Linear(Module):
         self.in_features = in_features
         self.out_features = out_features
         self.weight = Parameter(empty((out_features, in_features), **_factory(device, dtype)))
-        if bias:
-            self.bias = Parameter(empty(out_features, **_factory(device, dtype)))
-        else:
-            self.register_parameter("bias", None)
+        _register_bias(self, bias, out_features, device, dtype)
         self.reset_parameters()
 
     def reset_parameters(self):
@@ -127,10 +140,7 @@ class Bilinear(Module):
         self.in2_features = in2_features
         self.out_features = out_features
         self.weight = Parameter(empty((out_features, in1_features, in2_features), **_factory(device, dtype)))
-        if bias:
-            self.bias = Parameter(empty(out_features, **_factory(device, dtype)))
-        else:
-            self.register_parameter("bias", None)
+        _register_bias(self, bias, out_features, device, dtype)
         self.reset_parameters()
 
     def reset_parameters(self):
@@ -158,10 +168,8 @@ class LazyLinear(LazyModuleMixin, Linear):
 
     def __init__(self, out_features, bias=True, device=None, dtype=None):
         super().__init__(0, 0, False)
-        self.weight = UninitializedParameter(device=device, dtype=dtype)
+        _lazy_weight_and_bias(self, bias, device, dtype)
         self.out_features = out_features
-        if bias:
-            self.bias = UninitializedParameter(device=device, dtype=dtype)
 
     def reset_parameters(self):
         """Initializes as Linear does, once the parameters are materialized."""

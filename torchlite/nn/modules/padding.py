@@ -16,13 +16,25 @@ def _expand(padding, n):
     return (padding,) * n
 
 
-class _CircularPadNd(Module):
+class _PadNd(Module):
+    # One padding mode (F.pad's `mode`) over the last `_dims` dims, the subclasses only set which.
     __constants__ = ["padding"]
     _dims = 1
+    _mode = None
 
     def __init__(self, padding):
         super().__init__()
         self.padding = _expand(padding, 2 * self._dims)
+
+    def forward(self, input):
+        return F.pad(input, self.padding, self._mode)
+
+    def extra_repr(self):
+        return f"{self.padding}"
+
+
+class _CircularPadNd(_PadNd):
+    _mode = "circular"
 
     def _check_input_dim(self, input):
         low = self._dims + 1
@@ -31,10 +43,7 @@ class _CircularPadNd(Module):
 
     def forward(self, input):
         self._check_input_dim(input)
-        return F.pad(input, self.padding, "circular")
-
-    def extra_repr(self):
-        return f"{self.padding}"
+        return super().forward(input)
 
 
 class CircularPad1d(_CircularPadNd):
@@ -91,19 +100,8 @@ class ConstantPad3d(_ConstantPadNd):
     _dims = 3
 
 
-class _ReflectionPadNd(Module):
-    __constants__ = ["padding"]
-    _dims = 1
-
-    def __init__(self, padding):
-        super().__init__()
-        self.padding = _expand(padding, 2 * self._dims)
-
-    def forward(self, input):
-        return F.pad(input, self.padding, "reflect")
-
-    def extra_repr(self):
-        return f"{self.padding}"
+class _ReflectionPadNd(_PadNd):
+    _mode = "reflect"
 
 
 class ReflectionPad1d(_ReflectionPadNd):
@@ -125,19 +123,8 @@ class ReflectionPad3d(_ReflectionPadNd):
     _dims = 3
 
 
-class _ReplicationPadNd(Module):
-    __constants__ = ["padding"]
-    _dims = 1
-
-    def __init__(self, padding):
-        super().__init__()
-        self.padding = _expand(padding, 2 * self._dims)
-
-    def forward(self, input):
-        return F.pad(input, self.padding, "replicate")
-
-    def extra_repr(self):
-        return f"{self.padding}"
+class _ReplicationPadNd(_PadNd):
+    _mode = "replicate"
 
 
 class ReplicationPad1d(_ReplicationPadNd):
@@ -158,31 +145,22 @@ class ReplicationPad3d(_ReplicationPadNd):
     _dims = 3
 
 
-class ZeroPad1d(ConstantPad1d):
+class _ZeroPadNd:
+    # Mixed in before ConstantPad{1,2,3}d: the constant is 0 and the repr shows the padding only.
+    def __init__(self, padding):
+        super().__init__(padding, 0.0)
+
+    def extra_repr(self):
+        return f"{self.padding}"
+
+
+class ZeroPad1d(_ZeroPadNd, ConstantPad1d):
     """Pads the last dim with zeros; padding an int or (left, right)."""
 
-    def __init__(self, padding):
-        super().__init__(padding, 0.0)
 
-    def extra_repr(self):
-        return f"{self.padding}"
-
-
-class ZeroPad2d(ConstantPad2d):
+class ZeroPad2d(_ZeroPadNd, ConstantPad2d):
     """Pads the last two dims with zeros; padding an int or (left, right, top, bottom)."""
 
-    def __init__(self, padding):
-        super().__init__(padding, 0.0)
 
-    def extra_repr(self):
-        return f"{self.padding}"
-
-
-class ZeroPad3d(ConstantPad3d):
+class ZeroPad3d(_ZeroPadNd, ConstantPad3d):
     """Pads the last three dims with zeros; padding an int or a 6-tuple."""
-
-    def __init__(self, padding):
-        super().__init__(padding, 0.0)
-
-    def extra_repr(self):
-        return f"{self.padding}"

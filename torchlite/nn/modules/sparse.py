@@ -23,7 +23,31 @@ def _check_padding_idx(padding_idx, num_embeddings, capital):
     return padding_idx
 
 
-class Embedding(Module):
+class _EmbeddingBase(Module):
+    # Embedding and EmbeddingBag: the (num_embeddings, embedding_dim) weight and its padding_idx row.
+    def _init_weight(self, _weight, requires_grad, device, dtype):
+        # A fresh weight drawn by reset_parameters, or `_weight` (its shape checked).
+        if _weight is None:
+            self.weight = Parameter(empty((self.num_embeddings, self.embedding_dim), device=device, dtype=dtype),
+                                    requires_grad=requires_grad)
+            self.reset_parameters()
+        else:
+            if list(_weight.shape) != [self.num_embeddings, self.embedding_dim]:
+                raise AssertionError("Shape of weight does not match num_embeddings and embedding_dim")
+            self.weight = Parameter(_weight, requires_grad=requires_grad)
+
+    def reset_parameters(self):
+        """Re-draws weight from N(0, 1) and zeros the padding_idx row."""
+        init.normal_(self.weight)
+        self._fill_padding_idx_with_zero()
+
+    def _fill_padding_idx_with_zero(self):
+        if self.padding_idx is not None:
+            with no_grad():
+                self.weight[self.padding_idx].fill_(0)
+
+
+class Embedding(_EmbeddingBase):
     """A lookup table of num_embeddings vectors of size embedding_dim: indices in, rows of `weight` out.
     weight starts N(0, 1) with the padding_idx row zero (and that row gets no gradient)."""
 
@@ -39,25 +63,8 @@ class Embedding(Module):
         self.max_norm = max_norm
         self.norm_type = norm_type
         self.scale_grad_by_freq = scale_grad_by_freq
-        if _weight is None:
-            self.weight = Parameter(empty((num_embeddings, embedding_dim), device=device, dtype=dtype),
-                                    requires_grad=not _freeze)
-            self.reset_parameters()
-        else:
-            if list(_weight.shape) != [num_embeddings, embedding_dim]:
-                raise AssertionError("Shape of weight does not match num_embeddings and embedding_dim")
-            self.weight = Parameter(_weight, requires_grad=not _freeze)
+        self._init_weight(_weight, not _freeze, device, dtype)
         self.sparse = sparse
-
-    def reset_parameters(self):
-        """Re-draws weight from N(0, 1) and zeros the padding_idx row."""
-        init.normal_(self.weight)
-        self._fill_padding_idx_with_zero()
-
-    def _fill_padding_idx_with_zero(self):
-        if self.padding_idx is not None:
-            with no_grad():
-                self.weight[self.padding_idx].fill_(0)
 
     def forward(self, input):
         return F.embedding(input, self.weight, self.padding_idx, self.max_norm, self.norm_type,
@@ -89,7 +96,7 @@ class Embedding(Module):
                    scale_grad_by_freq=scale_grad_by_freq, sparse=sparse)
 
 
-class EmbeddingBag(Module):
+class EmbeddingBag(_EmbeddingBase):
     """Sums, averages or takes the max of bags of embeddings without building the intermediate rows: a 2-D
     input is one bag per row, a 1-D input is split into bags by `offsets`; per_sample_weights scale the
     rows in 'sum' mode."""
@@ -107,26 +114,10 @@ class EmbeddingBag(Module):
         self.norm_type = norm_type
         self.scale_grad_by_freq = scale_grad_by_freq
         self.padding_idx = _check_padding_idx(padding_idx, num_embeddings, False)
-        if _weight is None:
-            self.weight = Parameter(empty((num_embeddings, embedding_dim), device=device, dtype=dtype))
-            self.reset_parameters()
-        else:
-            if list(_weight.shape) != [num_embeddings, embedding_dim]:
-                raise AssertionError("Shape of weight does not match num_embeddings and embedding_dim")
-            self.weight = Parameter(_weight)
+        self._init_weight(_weight, True, device, dtype)
         self.mode = mode
         self.sparse = sparse
         self.include_last_offset = include_last_offset
-
-    def reset_parameters(self):
-        """Re-draws weight from N(0, 1) and zeros the padding_idx row."""
-        init.normal_(self.weight)
-        self._fill_padding_idx_with_zero()
-
-    def _fill_padding_idx_with_zero(self):
-        if self.padding_idx is not None:
-            with no_grad():
-                self.weight[self.padding_idx].fill_(0)
 
     def forward(self, input, offsets=None, per_sample_weights=None):
         return F.embedding_bag(input, self.weight, offsets, self.max_norm, self.norm_type, self.scale_grad_by_freq,

@@ -200,6 +200,20 @@ def _grad_needed(tensors):
     return is_grad_enabled() and any(t is not None and t.requires_grad for t in tensors)
 
 
+def _add_ff_and_residuals(layer, n, d_model, dim_feedforward, dropout, layer_norm_eps, norm_first, bias, factory):
+    """What the encoder and decoder layers share, set in PyTorch's order (their state_dict layout): the
+    feed-forward network linear1, dropout, linear2, then norm_first, and norm1..n and dropout1..n for the
+    n residual branches."""
+    layer.linear1 = Linear(d_model, dim_feedforward, bias=bias, **factory)
+    layer.dropout = Dropout(dropout)
+    layer.linear2 = Linear(dim_feedforward, d_model, bias=bias, **factory)
+    layer.norm_first = norm_first
+    for i in range(1, n + 1):
+        setattr(layer, f"norm{i}", LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **factory))
+    for i in range(1, n + 1):
+        setattr(layer, f"dropout{i}", Dropout(dropout))
+
+
 class TransformerEncoderLayer(Module):
     """Self-attention then a feed-forward network (linear1, activation, dropout, linear2), each in a residual
     branch with dropout and LayerNorm: after the residual sum (post-norm) or, with norm_first, on the branch's
@@ -213,14 +227,7 @@ class TransformerEncoderLayer(Module):
         super().__init__()
         self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first,
                                             **factory)
-        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **factory)
-        self.dropout = Dropout(dropout)
-        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **factory)
-        self.norm_first = norm_first
-        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **factory)
-        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **factory)
-        self.dropout1 = Dropout(dropout)
-        self.dropout2 = Dropout(dropout)
+        _add_ff_and_residuals(self, 2, d_model, dim_feedforward, dropout, layer_norm_eps, norm_first, bias, factory)
         if isinstance(activation, str):
             activation = _get_activation_fn(activation)
         if activation is F.relu or isinstance(activation, ReLU):
@@ -275,16 +282,7 @@ class TransformerDecoderLayer(Module):
                                             **factory)
         self.multihead_attn = MultiheadAttention(d_model, nhead, dropout=dropout, batch_first=batch_first,
                                                  bias=bias, **factory)
-        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **factory)
-        self.dropout = Dropout(dropout)
-        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **factory)
-        self.norm_first = norm_first
-        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **factory)
-        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **factory)
-        self.norm3 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **factory)
-        self.dropout1 = Dropout(dropout)
-        self.dropout2 = Dropout(dropout)
-        self.dropout3 = Dropout(dropout)
+        _add_ff_and_residuals(self, 3, d_model, dim_feedforward, dropout, layer_norm_eps, norm_first, bias, factory)
         if isinstance(activation, str):
             activation = _get_activation_fn(activation)
         self.activation = activation
