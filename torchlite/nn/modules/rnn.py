@@ -10,6 +10,7 @@ import warnings
 
 from ... import _C
 from ..._tensor import Tensor
+from ...autograd.function import Function
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
@@ -27,26 +28,22 @@ def _fns():
     return addmm, cat, mm, relu, tanh, zeros
 
 
-def _run_direction(mode, data, batch_sizes, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, reverse):
-    """One layer in one direction over packed data (N, I): (output (N, H_out), h_n, c_n)."""
+def _forward_steps(mode, data, batch_sizes, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, reverse):
+    """The recurrence over packed data (N, I), without autograd: (output (N, H_out), h_n, c_n, and what the
+    backward reads: each step's previous h and c, the cells' workspaces and new cell states, LSTM's hy)."""
     addmm, cat, mm, relu, tanh, _ = _fns()
     if mode == "GRU":
         xp = F.linear(data, w_ih, b_ih)
     else:
         xp = F.linear(data, w_ih, b_ih + b_hh if b_ih is not None else None)
     w_hh_t = w_hh.t()
-    offsets = [0]
-    for bs in batch_sizes:
-        offsets.append(offsets[-1] + bs)
     T = len(batch_sizes)
+    xs = xp.split_with_sizes(list(batch_sizes)) if T else []
     steps = range(T - 1, -1, -1) if reverse else range(T)
-    outs = [None] * T
-    if reverse:
-        rows = batch_sizes[-1] if T else 0
-        h, c = h0[:rows], (c0[:rows] if c0 is not None else None)
-    else:
-        rows = h0.shape[0]
-        h, c = h0, c0
+    outs, h_prev, c_prev, works, cys, hys = ([None] * T for _ in range(6))
+    rows = batch_sizes[-1] if reverse and T else h0.shape[0]
+    h = h0[:rows]
+    c = c0[:rows] if c0 is not None else None
     finished_h, finished_c = [], []
     for t in steps:
         bs = batch_sizes[t]
@@ -61,15 +58,16 @@ def _run_direction(mode, data, batch_sizes, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr
             if c is not None:
                 c = cat([c, c0[rows:bs]])
         rows = bs
-        x_t = xp[offsets[t]:offsets[t + 1]]
+        h_prev[t], c_prev[t] = h, c
         if mode == "LSTM":
-            hy, c, _ = _C._functions._lstm_cell_fused(addmm(x_t, h, w_hh_t), c)
+            hy, c, works[t] = _C._functions._lstm_cell_fused(addmm(xs[t], h, w_hh_t), c)
+            cys[t], hys[t] = c, hy
             h = mm(hy, w_hr.t()) if w_hr is not None else hy
         elif mode == "GRU":
             hg = addmm(b_hh, h, w_hh_t) if b_hh is not None else mm(h, w_hh_t)
-            h, _ = _C._functions._gru_cell_fused(x_t, hg, h)
+            h, works[t] = _C._functions._gru_cell_fused(xs[t], hg, h)
         else:
-            pre = addmm(x_t, h, w_hh_t)
+            pre = addmm(xs[t], h, w_hh_t)
             h = tanh(pre) if mode == "RNN_TANH" else relu(pre)
         outs[t] = h
     if finished_h:
@@ -77,7 +75,94 @@ def _run_direction(mode, data, batch_sizes, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr
         if c is not None:
             c = cat([c] + finished_c[::-1])
     output = cat(outs) if T else xp.new_zeros((0, h0.shape[1]))
-    return output, h, c
+    return output, h, c, (h_prev, c_prev, works, cys, hys)
+
+
+class _Recurrence(Function):
+    """One layer in one direction as one autograd node: forward runs the steps without recording; backward
+    runs them in reverse with the fused cells' backward kernels, one product per step for the state's
+    gradient, and the weights' and input's gradients as single products over all steps at the end."""
+
+    @staticmethod
+    def forward(ctx, data, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, mode, batch_sizes, reverse):
+        output, h_n, c_n, saved = _forward_steps(mode, data, batch_sizes, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr,
+                                                 reverse)
+        ctx.mode, ctx.batch_sizes, ctx.reverse, ctx.steps = mode, batch_sizes, reverse, saved
+        ctx.has_c0, ctx.has_bias = c0 is not None, b_ih is not None
+        ctx.save_for_backward(data, w_ih, w_hh, w_hr, b_hh, output)
+        return (output, h_n, c_n) if mode == "LSTM" else (output, h_n)
+
+    @staticmethod
+    def backward(ctx, d_output, d_hn, d_cn=None):
+        addmm, cat, mm, _, _, zeros = _fns()
+        data, w_ih, w_hh, w_hr, b_hh, output = ctx.saved_tensors
+        h_prev, c_prev, works, cys, hys = ctx.steps
+        mode, batch_sizes, reverse = ctx.mode, ctx.batch_sizes, ctx.reverse
+        dt = d_output.dtype
+        W_hh, W_hr = w_hh.to(dt), (w_hr.to(dt) if w_hr is not None else None)
+        T = len(batch_sizes)
+        d_outs = d_output.split_with_sizes(list(batch_sizes)) if T else []
+        B = d_hn.shape[0]
+        # Backward visits the steps in the opposite order to forward: rows join where forward let them go.
+        steps = range(T) if reverse else range(T - 1, -1, -1)
+        rows = B if reverse else (batch_sizes[-1] if T else 0)
+        dh = d_hn[:rows]
+        dc = d_cn[:rows] if d_cn is not None else None
+        d_h0_parts, d_c0_parts = [], []
+        grads_g, grads_hg, hyd = [None] * T, [None] * T, [None] * T
+        for t in steps:
+            bs = batch_sizes[t]
+            if bs > rows:  # forward direction: rows whose last step is t join with their final-state gradient
+                dh = cat([dh, d_hn[rows:bs]])
+                if dc is not None:
+                    dc = cat([dc, d_cn[rows:bs]])
+            elif bs < rows:  # reverse direction: rows that started from h0 at the previous step leave
+                d_h0_parts.append(dh[bs:])
+                dh = dh[:bs]
+                if dc is not None:
+                    d_c0_parts.append(dc[bs:])
+                    dc = dc[:bs]
+            rows = bs
+            d_h = d_outs[t] + dh
+            if mode == "LSTM":
+                if W_hr is not None:
+                    hyd[t] = d_h
+                    d_h = mm(d_h, W_hr)
+                g, dc = _C._functions._lstm_cell_fused_backward(d_h, dc, c_prev[t], cys[t], works[t], (True, True))
+                grads_g[t] = g
+                dh = mm(g, W_hh)
+            elif mode == "GRU":
+                gi, gh, dhx = _C._functions._gru_cell_fused_backward(d_h, works[t], (True, True, True))
+                grads_g[t], grads_hg[t] = gi, gh
+                dh = addmm(dhx, gh, W_hh)
+            else:
+                h = output.split_with_sizes(list(batch_sizes))[t]
+                g = d_h * (1 - h * h) if mode == "RNN_TANH" else d_h * (h > 0).to(dt)
+                grads_g[t] = g
+                dh = mm(g, W_hh)
+        d_h0 = cat([dh] + d_h0_parts[::-1]) if d_h0_parts else dh
+        d_c0 = (cat([dc] + d_c0_parts[::-1]) if d_c0_parts else dc) if dc is not None else None
+        G = cat(grads_g) if T else None
+        G_hh = cat(grads_hg) if mode == "GRU" else G
+        H_prev = cat(h_prev)
+        need = ctx.needs_input_grad
+        d_data = mm(G, w_ih.to(dt)).to(data.dtype) if need[0] else None
+        d_w_ih = mm(G.t(), data.to(dt)).to(w_ih.dtype) if need[3] else None
+        d_w_hh = mm(G_hh.t(), H_prev.to(dt)).to(w_hh.dtype) if need[4] else None
+        d_b_ih = G.sum(0).to(w_ih.dtype) if ctx.has_bias and need[5] else None
+        d_b_hh = G_hh.sum(0).to(w_hh.dtype) if ctx.has_bias and need[6] else None
+        d_w_hr = None
+        if w_hr is not None and need[7]:
+            d_w_hr = mm(cat(hyd).t(), cat(hys).to(dt)).to(w_hr.dtype)
+        if not ctx.has_c0:
+            d_c0 = None
+        return d_data, d_h0, d_c0, d_w_ih, d_w_hh, d_b_ih, d_b_hh, d_w_hr, None, None, None
+
+
+def _run_direction(mode, data, batch_sizes, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, reverse):
+    """One layer in one direction over packed data (N, I): (output (N, H_out), h_n, c_n)."""
+    outs = _Recurrence.apply(data, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, mode, tuple(batch_sizes), reverse)
+    return outs if mode == "LSTM" else (outs[0], outs[1], None)
 
 
 class RNNBase(Module):
