@@ -98,10 +98,14 @@ class _Recurrence(Function):
         data, w_ih, w_hh, w_hr, b_hh, output = ctx.saved_tensors
         h_prev, c_prev, works, cys, hys = ctx.steps
         mode, batch_sizes, reverse = ctx.mode, ctx.batch_sizes, ctx.reverse
-        dt = d_output.dtype
-        W_hh, W_hr = w_hh.to(dt), (w_hr.to(dt) if w_hr is not None else None)
         T = len(batch_sizes)
-        d_outs = d_output.split_with_sizes(list(batch_sizes)) if T else []
+        # The dtype the steps ran in (the cells' under autocast, else the output's): every gradient is
+        # computed in it; the engine casts each input's gradient to that input's dtype.
+        dt = works[0].dtype if T and mode in ("LSTM", "GRU") else output.dtype
+        W_hh, W_hr = w_hh.to(dt), (w_hr.to(dt) if w_hr is not None else None)
+        d_outs = d_output.to(dt).split_with_sizes(list(batch_sizes)) if T else []
+        d_hn = d_hn.to(dt)
+        d_cn = d_cn.to(dt) if d_cn is not None else None
         B = d_hn.shape[0]
         # Backward visits the steps in the opposite order to forward: rows join where forward let them go.
         steps = range(T) if reverse else range(T - 1, -1, -1)
@@ -128,7 +132,8 @@ class _Recurrence(Function):
                 if W_hr is not None:
                     hyd[t] = d_h
                     d_h = mm(d_h, W_hr)
-                g, dc = _C._functions._lstm_cell_fused_backward(d_h, dc, c_prev[t], cys[t], works[t], (True, True))
+                g, dc = _C._functions._lstm_cell_fused_backward(d_h, dc, c_prev[t].to(dt), cys[t], works[t],
+                                                                (True, True))
                 grads_g[t] = g
                 dh = mm(g, W_hh)
             elif mode == "GRU":
@@ -144,7 +149,7 @@ class _Recurrence(Function):
         d_c0 = (cat([dc] + d_c0_parts[::-1]) if d_c0_parts else dc) if dc is not None else None
         G = cat(grads_g) if T else None
         G_hh = cat(grads_hg) if mode == "GRU" else G
-        H_prev = cat(h_prev)
+        H_prev = cat([h.to(dt) for h in h_prev])
         need = ctx.needs_input_grad
         d_data = mm(G, w_ih.to(dt)).to(data.dtype) if need[0] else None
         d_w_ih = mm(G.t(), data.to(dt)).to(w_ih.dtype) if need[3] else None
