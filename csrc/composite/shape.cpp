@@ -30,6 +30,7 @@
 #include "kernels/roll.h"
 #include "kernels/rot90.h"
 #include "kernels/split_Tensor.h"
+#include "kernels/split_sizes.h"
 #include "kernels/split_with_sizes.h"
 #include "kernels/stack.h"
 #include "kernels/swapaxes.h"
@@ -138,6 +139,10 @@ Tensor composite::unflatten_int(const Tensor& self, int64_t dim, IntArrayRef siz
 }
 
 // ------------------------------------------------------------------ splits
+
+std::vector<Tensor> composite::split_sizes(const Tensor& self, IntArrayRef split_size, int64_t dim) {
+  return composite::split_with_sizes(self, split_size, dim);
+}
 
 std::vector<Tensor> composite::split_with_sizes(const Tensor& self, IntArrayRef split_sizes, int64_t dim) {
   TL_CHECK(self.dim() > 0, "split_with_sizes expects at least a 1-dimensional tensor");

@@ -95,6 +95,8 @@ SHAPE_CASES = {
                lambda self, dim, start, end, step: self[:, :, -3:100:2]),
     "split.Tensor": (lambda: {"self": _X(), "split_size": 3, "dim": -1},
                      lambda self, split_size, dim: (self[..., :3], self[..., 3:])),
+    "split.sizes": (lambda: {"self": _X(), "split_size": [2, 1], "dim": 1},
+                    lambda self, split_size, dim: (self[:, :2], self[:, 2:])),
     "split_with_sizes": (lambda: {"self": _X(), "split_sizes": (1, 0, 2), "dim": 1},
                          lambda self, split_sizes, dim: (self[:, :1], self[:, 1:1], self[:, 1:])),
     "chunk": (lambda: {"self": _f32((5, 2)), "chunks": 3}, lambda self, chunks: (self[:2], self[2:4], self[4:])),
