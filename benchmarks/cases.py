@@ -28,12 +28,16 @@ class Sizes:
     batch_norm: tuple[int, int, int] = (64, 64, 28)  # batch, channels, height = width
     pool: tuple[int, int, int] = (64, 64, 56)  # max/avg_pool2d 2x2: batch, channels, height = width
     blitz: int = 64  # the batch of the 60-minute blitz's CIFAR-10 net (3x32x32 images)
+    lstm: tuple[int, int, int] = (64, 32, 256)  # nn.LSTM: sequence, batch, hidden (= input) size
+    encoder: tuple[int, int, int, int] = (128, 16, 256, 4)  # TransformerEncoderLayer: sequence, batch, d_model, heads
+    loader: tuple[int, int, int] = (8192, 784, 64)  # DataLoader over a TensorDataset: samples, features, batch
 
 
 FULL = Sizes()
 # For the smoke test: every code path, meaningless numbers.
 TINY = replace(FULL, numel=4096, rows=64, matmul=(8, 16, 32), mlp=(32, 16, 16, 10), batch=8, softmax=(64, 100),
-               conv=(2, 4, 8), layer_norm=(16, 32), batch_norm=(4, 3, 6), pool=(2, 3, 8), blitz=2)
+               conv=(2, 4, 8), layer_norm=(16, 32), batch_norm=(4, 3, 6), pool=(2, 3, 8), blitz=2, lstm=(3, 2, 8),
+               encoder=(4, 2, 8, 2), loader=(64, 4, 8))
 
 
 class Inputs:
@@ -400,6 +404,131 @@ def _mlp_label(sizes: Sizes) -> str:
     return f"MLP train step {'-'.join(map(str, sizes.mlp))}, batch {sizes.batch}"
 
 
+# ---- training with nn modules and optimizers ---------------------------------------------------
+
+def _load_weights(lib: Library, model, arrays: dict[str, np.ndarray]):
+    """Loads the shared initial weights (NumPy arrays by state_dict key) into a library's model."""
+    model.load_state_dict({k: lib.module.tensor(v) for k, v in arrays.items()})
+    return model
+
+
+def _shared_weights(inputs: Inputs, key: str, lib: Library, make_model):
+    """The initial weights every library starts from: one model's init (from whichever library builds
+    first), kept as NumPy arrays."""
+    return inputs.get(key, lambda rng: {k: to_numpy(v).copy() for k, v in make_model(lib.module).state_dict().items()})
+
+
+def _mlp_module(m, sizes: Sizes):
+    layers = []
+    for i, (a, b) in enumerate(zip(sizes.mlp[:-1], sizes.mlp[1:])):
+        layers.append(m.nn.Linear(a, b))
+        if i < len(sizes.mlp) - 2:
+            layers.append(m.nn.ReLU())
+    return m.nn.Sequential(*layers)
+
+
+def _build_module_mlp(optimizer: str):
+    def build(lib: Library, sizes: Sizes, inputs: Inputs) -> Bench | None:
+        if lib.name == "numpy":
+            return None
+        m = lib.module
+        weights = _shared_weights(inputs, "mlp_module", lib, lambda mod: _mlp_module(mod, sizes))
+        rng_arrays = inputs.get("mlp_module_batch", lambda rng: {
+            "x": rng.standard_normal((sizes.batch, sizes.mlp[0]), dtype=np.float32),
+            "y": rng.integers(0, sizes.mlp[-1], sizes.batch)})
+
+        def make_step():
+            model = _load_weights(lib, _mlp_module(m, sizes), weights)
+            opt = (m.optim.SGD(model.parameters(), lr=MLP_LR, momentum=0.9) if optimizer == "sgd"
+                   else m.optim.AdamW(model.parameters(), lr=1e-3))
+            loss_fn = m.nn.CrossEntropyLoss()
+            x, y = convert(lib, rng_arrays["x"]), m.tensor(rng_arrays["y"])
+
+            def step():
+                opt.zero_grad()
+                loss = loss_fn(model(x), y)
+                loss.backward()
+                opt.step()
+                return loss
+
+            return step
+
+        def reference() -> np.ndarray:
+            step = make_step()
+            return np.array([float(step().item()) for _ in range(MLP_CHECK_STEPS)])
+
+        return Bench("step()", {"step": make_step()}, reference)
+
+    return build
+
+
+def _build_lstm(lib: Library, sizes: Sizes, inputs: Inputs) -> Bench | None:
+    if lib.name == "numpy":
+        return None
+    m = lib.module
+    T, B, H = sizes.lstm
+    weights = _shared_weights(inputs, "lstm", lib, lambda mod: mod.nn.LSTM(H, H))
+    x_np = inputs.normal("lstm_x", (T, B, H))
+    model = _load_weights(lib, m.nn.LSTM(H, H), weights)
+    x = convert(lib, x_np, requires_grad=True)
+
+    def step():
+        out, (h, c) = model(x)
+        (out.sum() + h.sum()).backward()
+        grad = x.grad
+        x.grad = None
+        model.zero_grad()
+        return grad
+
+    return Bench("step()", {"step": step}, lambda: to_numpy(step()))
+
+
+def _build_encoder(lib: Library, sizes: Sizes, inputs: Inputs) -> Bench | None:
+    if lib.name == "numpy" or not hasattr(lib.module.nn, "TransformerEncoderLayer"):
+        return None
+    m = lib.module
+    T, B, D, heads = sizes.encoder
+
+    def make(mod):
+        return mod.nn.TransformerEncoderLayer(D, heads, dim_feedforward=4 * D, dropout=0.0)
+
+    weights = _shared_weights(inputs, "encoder", lib, make)
+    model = _load_weights(lib, make(m), weights)
+    x = convert(lib, inputs.normal("encoder_x", (T, B, D)), requires_grad=True)
+
+    def step():
+        model(x).sum().backward()
+        grad = x.grad
+        x.grad = None
+        model.zero_grad()
+        return grad
+
+    return Bench("step()", {"step": step}, lambda: to_numpy(step()))
+
+
+def _build_loader(workers: int):
+    def build(lib: Library, sizes: Sizes, inputs: Inputs) -> Bench | None:
+        if lib.name == "numpy":
+            return None
+        m = lib.module
+        n, features, batch = sizes.loader
+        arrays = inputs.get("loader", lambda rng: {"x": rng.standard_normal((n, features), dtype=np.float32),
+                                                   "y": rng.integers(0, 10, n)})
+        data = m.utils.data.TensorDataset(m.tensor(arrays["x"]), m.tensor(arrays["y"]))
+        loader = m.utils.data.DataLoader(data, batch_size=batch, shuffle=False, num_workers=workers,
+                                         persistent_workers=workers > 0)
+
+        def epoch():
+            total = 0.0
+            for x, _ in loader:
+                total += float(x[0, 0])
+            return total
+
+        return Bench("epoch()", {"epoch": epoch}, lambda: np.array(epoch()))
+
+    return build
+
+
 # ---- the table of cases ----------------------------------------------------------------------
 
 OUT_OF_PLACE = 0.7
@@ -491,6 +620,23 @@ CASES: list[Case] = [
     Case("mlp.step", _mlp_label, 1.0, _build_mlp,
          notes=["forward, log-softmax cross-entropy against one-hot targets, backward, "
                 f"SGD (lr {MLP_LR}) under no_grad, grads set to None; NumPy: no autograd, skipped"]),
+    Case("train.mlp_sgd", lambda s: f"nn.Linear MLP {'-'.join(map(str, s.mlp))} + CrossEntropyLoss + SGD(momentum) "
+                                    f"step, batch {s.batch}", 1.0, _build_module_mlp("sgd"),
+         notes=["zero_grad, forward, loss, backward, optimizer step; same initial weights; NumPy: skipped"]),
+    Case("train.mlp_adamw", lambda s: f"the same MLP step with AdamW, batch {s.batch}", 0.8,
+         _build_module_mlp("adamw"), notes=["NumPy: skipped"]),
+    Case("train.lstm", lambda s: f"nn.LSTM({s.lstm[2]}, {s.lstm[2]}) forward+backward, sequence {s.lstm[0]}, "
+                                 f"batch {s.lstm[1]}", 1.0, _build_lstm,
+         notes=["1 layer; output.sum() + h_n.sum() backward, gradients of the input and every weight; NumPy: skipped"]),
+    Case("train.encoder_layer", lambda s: f"nn.TransformerEncoderLayer(d_model {s.encoder[2]}, {s.encoder[3]} heads) "
+                                          f"forward+backward, sequence {s.encoder[0]}, batch {s.encoder[1]}", 1.0,
+         _build_encoder, notes=["dim_feedforward 4×d_model, dropout 0; NumPy: skipped"]),
+    *[
+        Case(f"train.dataloader_{w}", lambda s, w=w: f"DataLoader over a TensorDataset {s.loader[0]}×{s.loader[1]}, "
+                                                     f"batch {s.loader[2]}, num_workers={w}, one epoch", 1.0,
+             _build_loader(w), notes=["persistent workers (started once, outside the timing); NumPy: skipped"])
+        for w in (0, 2)
+    ],
     Case("import.import", lambda s: "`import` (fresh process)", 0.2, None, per_thread=False,
          notes=["median of the in-process time of `import X` in fresh interpreters"]),
 ]
