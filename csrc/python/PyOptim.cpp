@@ -50,6 +50,7 @@ void bump(const Tensor& t) {
   if (t.defined()) t.impl()->bump_version();
 }
 
+// The kernel for p's device (cuda is nullptr in a build without CUDA).
 template <typename Fn>
 Fn pick(const Tensor& p, Fn host, Fn cuda) {
   if (p.device().is_cpu()) return host;
@@ -85,7 +86,8 @@ void fused_adam(const py::list& params, const py::list& grads, const py::list& e
       step = *s[i].data<double>() += 1.0;
     }
     bump(s[i]);
-    auto fn = pick(p[i], &kernels::on_host::fused_adam_cuda, TL_CUDA_KERNEL(&kernels::fused_adam_cuda));
+    auto fn = pick<decltype(&kernels::on_host::fused_adam_cuda)>(p[i], &kernels::on_host::fused_adam_cuda,
+                                                                  TL_CUDA_KERNEL(&kernels::fused_adam_cuda));
     {
       py::gil_scoped_release nogil;
       fn(p[i], g[i], m[i], v[i], vm, step, args);
@@ -113,7 +115,8 @@ py::list fused_sgd(const py::list& params, const py::list& grads, const py::list
     if (first) buf = empty_tensor(p[i].sizes(), p[i].scalar_type(), p[i].device());
     check_like(p[i], buf, "momentum_buffer");
     const SgdArgs args{lr, momentum, dampening, weight_decay, nesterov, maximize, first};
-    auto fn = pick(p[i], &kernels::on_host::fused_sgd_cuda, TL_CUDA_KERNEL(&kernels::fused_sgd_cuda));
+    auto fn = pick<decltype(&kernels::on_host::fused_sgd_cuda)>(p[i], &kernels::on_host::fused_sgd_cuda,
+                                                                 TL_CUDA_KERNEL(&kernels::fused_sgd_cuda));
     {
       py::gil_scoped_release nogil;
       fn(p[i], g[i], buf, args);

@@ -1,4 +1,4 @@
-"""nn.utils (PyTorch's torch.nn.utils): gradient clipping and parameter/vector conversion."""
+"""nn.utils (PyTorch's torch.nn.utils): gradient clipping, parameter/vector conversion, packed sequences, parametrizations, weight and spectral norm, conv/linear + batch norm fusion."""
 from .clip_grad import clip_grad_norm, clip_grad_norm_, clip_grad_value_, clip_grads_with_norm_, get_total_norm  # noqa: F401
 from .convert_parameters import parameters_to_vector, vector_to_parameters  # noqa: F401
 from . import rnn  # noqa: F401,E402
