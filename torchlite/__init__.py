@@ -60,7 +60,7 @@ del _export
 from . import amp, fft, linalg, nn, optim, special, testing, utils  # noqa: E402,F401
 from .amp.autocast_mode import (autocast, get_autocast_dtype, is_autocast_enabled,  # noqa: E402,F401
                                 set_autocast_dtype, set_autocast_enabled)
-from . import serialization  # noqa: E402,F401
+from . import distributed, serialization  # noqa: E402,F401
 from .serialization import load, save  # noqa: E402,F401
 from .utils.dlpack import from_dlpack  # noqa: E402,F401
 from .nn.modules.rnn import gru_cell, lstm_cell, rnn_relu_cell, rnn_tanh_cell  # noqa: E402,F401

@@ -4,3 +4,4 @@ from .parameter import Buffer, Parameter, UninitializedBuffer, UninitializedPara
 from .modules import *  # noqa: F401,F403
 from .modules import Module, ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential  # noqa: F401
 from . import init, utils  # noqa: F401,E402
+from . import parallel  # noqa: F401,E402

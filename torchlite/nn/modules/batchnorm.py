@@ -189,8 +189,8 @@ class LazyBatchNorm3d(_LazyNormBase, _BatchNorm):
 
 
 class SyncBatchNorm(_BatchNorm):
-    """Batch normalization over (N, C, +) inputs whose statistics would be synchronized across processes;
-    torchlite runs one process, so it normalizes as BatchNorm (process_group is kept but unused)."""
+    """Batch normalization over (N, C, +) inputs; in training, the statistics are synchronized across the
+    process group's ranks (torchlite.distributed), and on one process it normalizes as BatchNorm."""
 
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True,
                  process_group=None, device=None, dtype=None, *, bias=True):
@@ -209,7 +209,10 @@ class SyncBatchNorm(_BatchNorm):
     def forward(self, input):
         self._check_input_dim(input)
         self._check_non_zero_input_channels(input)
-        return self._batch_norm(input)
+        from ..parallel._sync_batch_norm import sync_batch_norm_forward
+
+        out = sync_batch_norm_forward(self, input)
+        return self._batch_norm(input) if out is None else out
 
     @classmethod
     def convert_sync_batchnorm(cls, module, process_group=None):
