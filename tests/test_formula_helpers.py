@@ -34,6 +34,8 @@ CASES = {
     "sum.dim": (["sum_backward"], lambda x: x.sum([0, -1]), lambda: [rand(2, 3, 4)]),
     "sum.dim keepdim": (["sum_backward"], lambda x: x.sum(1, keepdim=True), lambda: [rand(2, 3, 4)]),
     "mm": (["mm_mat1_backward", "mm_mat2_backward"], lambda a, b: a.mm(b), lambda: [rand(2, 3), rand(3, 4, seed=1)]),
+    "mm transposed": (["mm_mat1_backward", "mm_mat2_backward"], lambda a, b: a.t().mm(b.t()),
+                      lambda: [rand(3, 2), rand(4, 3, seed=1)]),
     "transpose": (["transpose_backward"], lambda x: x.transpose(0, 2), lambda: [rand(2, 3, 4)]),
     "permute": (["permute_backward"], lambda x: x.permute(2, 0, -2), lambda: [rand(2, 3, 4)]),
     "expand": (["sum_to_size"], lambda x: x.expand(2, 3, 4), lambda: [rand(3, 1)]),

@@ -55,10 +55,13 @@ Tensor conj(const Tensor& x);
 
 // ------------------------------------------------------------------ matrix products (helpers_linalg.cpp)
 
-// grad @ mat2^T: mm's gradient for its first operand.
-Tensor mm_mat1_backward(const Tensor& grad, const Tensor& mat2);
-// mat1^T @ grad: mm's gradient for its second operand.
-Tensor mm_mat2_backward(const Tensor& grad, const Tensor& mat1);
+// grad @ mat2^T: mm's gradient for its first operand, laid out as that operand was (mat1_strides): a
+// column-major mat1 (a transposed view, as F.linear's weight.t()) gets (mat2 @ grad^T)^T, whose
+// transpose is contiguous, so no transposing copy follows.
+// Scaled by alpha (addmm's), without a pass over the result when alpha is 1.
+Tensor mm_mat1_backward(const Tensor& grad, const Tensor& mat2, IntArrayRef mat1_strides, const Scalar& alpha);
+// mat1^T @ grad: mm's gradient for its second operand, laid out as mat2 was (the same rule), times alpha.
+Tensor mm_mat2_backward(const Tensor& grad, const Tensor& mat1, IntArrayRef mat2_strides, const Scalar& alpha);
 
 // ------------------------------------------------------------------ pointwise (helpers_pointwise.cpp)
 
