@@ -329,7 +329,7 @@ class _Reader(pickle.Unpickler):
     def _storage(self, key, dtype_name, location, numel):
         from ._creation import from_numpy
 
-        name, np_dtype = dict(_STORAGES)[dtype_name][0], _STORAGES[dtype_name][1]
+        np_dtype = _STORAGES[dtype_name][1]
         info = self.records.get(f"data/{key}")
         if info is None:
             raise RuntimeError(f"torchlite.load: the checkpoint has no record data/{key} (a truncated or corrupted "
@@ -338,7 +338,6 @@ class _Reader(pickle.Unpickler):
         if info.file_size < nbytes:
             raise RuntimeError(f"torchlite.load: record data/{key} holds {info.file_size} bytes, the storage needs "
                                f"{nbytes} (a truncated or corrupted file?)")
-        del name
         if self.mmap_file is not None and info.compress_type == zipfile.ZIP_STORED:
             start = _data_offset(self.mmap_file, info)
             arr = np.memmap(self.mmap_file, dtype=np_dtype, mode="c", offset=start, shape=(numel,))
