@@ -1,7 +1,9 @@
 """torchlite.utils.data: datasets, samplers, collation and the DataLoader (in this process and in workers)."""
 import collections
 import math
+import os
 import pickle
+import sys
 import time
 import warnings
 
@@ -568,7 +570,13 @@ def test_iterable_dataset_with_workers():
     assert sorted(sum(batches(DataLoader(SizedStream(3, 3), num_workers=2)), [])) == [0, 0, 1, 1, 2, 2]
 
 
-def test_spawn_context_timeout_and_tensor_pickling():
+def test_spawn_context_timeout_and_tensor_pickling(tmp_path, monkeypatch):
+    # Spawned workers start in the parent's working directory with its sys.path; with the repository root on
+    # it they would import the source tree's torchlite (no _C there when CI installed a wheel), not the
+    # installed one this process runs.
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", [p for p in sys.path if os.path.abspath(p or os.curdir) != root])
     t = tl.arange(6).float()
     assert values(pickle.loads(pickle.dumps(t))) == values(t)
     loader = DataLoader(TensorDataset(t, tl.arange(6)), batch_size=2, num_workers=2, multiprocessing_context="spawn")

@@ -420,6 +420,8 @@ def test_single_process_and_errors(tmp_path):
 
 
 def test_launcher_usage_errors(tmp_path):
+    # From tmp_path: in the repository root, `python -m` would import the source tree's torchlite (no _C
+    # there when CI installed a wheel) instead of the installed one.
     p = subprocess.run([sys.executable, "-m", "torchlite.distributed.run", "--nproc-per-node", "2", "--nnodes",
-                        "1:4", "x.py"], capture_output=True, text=True, timeout=30)
+                        "1:4", "x.py"], capture_output=True, text=True, timeout=30, cwd=str(tmp_path))
     assert p.returncode != 0 and "elastic" in p.stderr
