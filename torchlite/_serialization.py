@@ -23,6 +23,28 @@ def _values(t):
     return np.ascontiguousarray(np.asarray(t.detach()))
 
 
+def raw_values(t):
+    """t's values as a contiguous NumPy array of their raw element bytes; NumPy has no bfloat16, so a
+    bfloat16 tensor gives its bits as uint16 (the high half of each float32 value). save and safetensors
+    write these bytes."""
+    t = t.detach()
+    if t.device.type != "cpu":
+        t = t.cpu()
+    if t.dtype == _C.bfloat16:
+        wide = np.ascontiguousarray(np.asarray(_C._to_dtype(t, _C.float32)))
+        return (wide.view(np.uint32) >> 16).astype(np.uint16)
+    return np.ascontiguousarray(np.asarray(t))
+
+
+def from_raw_values(arr, dtype_name):
+    """The tensor whose raw element bytes `arr` holds (raw_values' inverse; bfloat16 from uint16 bits)."""
+    from ._creation import from_numpy
+
+    if dtype_name == "bfloat16":
+        return _C._to_dtype(from_numpy((arr.astype(np.uint32) << 16).view(np.float32)), _C.bfloat16)
+    return from_numpy(arr)
+
+
 def reduce_tensor(t):
     """What Tensor.__reduce_ex__ returns."""
     state = dict(t.__dict__) if t.__dict__ else None

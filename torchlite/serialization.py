@@ -20,6 +20,7 @@ from collections import OrderedDict
 import numpy as np
 
 from . import _C
+from ._serialization import from_raw_values, raw_values
 
 __all__ = ["save", "load", "add_safe_globals", "get_safe_globals", "clear_safe_globals"]
 
@@ -64,14 +65,7 @@ def _storage_bytes(t):
     from ._tensor import Tensor
 
     n = t._storage_nbytes() // t.element_size()
-    whole = Tensor.as_strided(t.detach(), (n,), (1,), 0)
-    if whole.device.type != "cpu":
-        whole = whole.cpu()
-    name = _dtype_name(t.dtype)
-    if name == "bfloat16":  # NumPy has no bfloat16: its bits are the high half of the float32 value
-        wide = np.asarray(_C._to_dtype(whole, _C.float32))
-        return (wide.view(np.uint32) >> 16).astype(np.uint16)
-    return np.ascontiguousarray(np.asarray(whole))
+    return raw_values(Tensor.as_strided(t.detach(), (n,), (1,), 0))
 
 
 class _Writer(pickle._Pickler):
@@ -327,8 +321,6 @@ class _Reader(pickle.Unpickler):
         return self.cache[key]
 
     def _storage(self, key, dtype_name, location, numel):
-        from ._creation import from_numpy
-
         np_dtype = _STORAGES[dtype_name][1]
         info = self.records.get(f"data/{key}")
         if info is None:
@@ -343,11 +335,7 @@ class _Reader(pickle.Unpickler):
             arr = np.memmap(self.mmap_file, dtype=np_dtype, mode="c", offset=start, shape=(numel,))
         else:
             arr = np.frombuffer(self.zf.read(info), dtype=np_dtype, count=numel).copy()
-        if dtype_name == "bfloat16":
-            t = _C._to_dtype(from_numpy((arr.astype(np.uint32) << 16).view(np.float32)), _C.bfloat16)
-        else:
-            t = from_numpy(arr)
-        return _place(t, location, self.map_location)
+        return _place(from_raw_values(arr, dtype_name), location, self.map_location)
 
 
 def _data_offset(path, info):

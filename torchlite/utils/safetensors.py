@@ -12,6 +12,8 @@ import struct
 
 import numpy as np
 
+from .._serialization import from_raw_values, raw_values
+
 __all__ = ["save", "save_file", "load", "load_file"]
 
 # torchlite dtype name -> (safetensors dtype, NumPy dtype of the raw bytes)
@@ -21,20 +23,6 @@ _DTYPES = {
     "bfloat16": ("BF16", np.uint16), "float32": ("F32", np.float32), "float64": ("F64", np.float64),
 }
 _BY_CODE = {code: (name, np_dtype) for name, (code, np_dtype) in _DTYPES.items()}
-
-
-def _raw(t):
-    """The tensor's values as a contiguous NumPy array of its raw bytes (bfloat16 as its uint16 bits)."""
-    from .. import _C
-
-    t = t.detach()
-    if t.device.type != "cpu":
-        t = t.cpu()
-    name = str(t.dtype).split(".")[-1]
-    if name == "bfloat16":
-        wide = np.ascontiguousarray(np.asarray(_C._to_dtype(t, _C.float32)))
-        return (wide.view(np.uint32) >> 16).astype(np.uint16)
-    return np.ascontiguousarray(np.asarray(t))
 
 
 def save(tensors, metadata=None):
@@ -65,7 +53,7 @@ def save(tensors, metadata=None):
         if ptr is not None:
             seen[ptr] = name
         code = _DTYPES[str(t.dtype).split(".")[-1]][0]
-        data = _raw(t).tobytes()
+        data = raw_values(t).tobytes()
         header[name] = {"dtype": code, "shape": list(t.shape), "data_offsets": [offset, offset + len(data)]}
         chunks.append(data)
         offset += len(data)
@@ -99,8 +87,6 @@ def _parse(buffer):
 
 def load(data, device="cpu"):
     """The dict name -> Tensor of safetensors bytes."""
-    from .._creation import from_numpy
-
     buffer = memoryview(data)
     header, start = _parse(buffer)
     body = len(buffer) - start
@@ -120,12 +106,7 @@ def load(data, device="cpu"):
             raise RuntimeError(f"safetensors: the byte range of {name!r} does not match its shape and dtype (or lies "
                                "outside the file)")
         arr = np.frombuffer(buffer[start + begin:start + end], dtype=np_dtype).reshape(shape).copy()
-        if dtype_name == "bfloat16":
-            from .. import _C
-
-            t = _C._to_dtype(from_numpy((arr.astype(np.uint32) << 16).view(np.float32)), _C.bfloat16)
-        else:
-            t = from_numpy(arr)
+        t = from_raw_values(arr, dtype_name)
         out[name] = t if str(device) == "cpu" else t.to(device)
     return out
 

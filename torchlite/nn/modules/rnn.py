@@ -104,6 +104,7 @@ class _Recurrence(Function):
         dt = works[0].dtype if T and mode in ("LSTM", "GRU") else output.dtype
         W_hh, W_hr = w_hh.to(dt), (w_hr.to(dt) if w_hr is not None else None)
         d_outs = d_output.to(dt).split_with_sizes(list(batch_sizes)) if T else []
+        outs = output.split_with_sizes(list(batch_sizes)) if T and mode.startswith("RNN") else []
         d_hn = d_hn.to(dt)
         d_cn = d_cn.to(dt) if d_cn is not None else None
         B = d_hn.shape[0]
@@ -141,7 +142,7 @@ class _Recurrence(Function):
                 grads_g[t], grads_hg[t] = gi, gh
                 dh = addmm(dhx, gh, W_hh)
             else:
-                h = output.split_with_sizes(list(batch_sizes))[t]
+                h = outs[t]
                 g = d_h * (1 - h * h) if mode == "RNN_TANH" else d_h * (h > 0).to(dt)
                 grads_g[t] = g
                 dh = mm(g, W_hh)
