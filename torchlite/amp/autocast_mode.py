@@ -52,7 +52,8 @@ class autocast:
     """autocast(device_type, dtype=None, enabled=True, cache_enabled=None): inside the region, ops with an
     autocast policy cast their floating inputs (matrix products and convolutions to `dtype`, the
     numerically sensitive ops to float32); the backward runs in the dtypes the forward chose. Nests;
-    usable as a decorator."""
+    usable as a decorator. cache_enabled is accepted, but casts are not cached: a weight used twice in a
+    region is cast twice (PyTorch caches the casts of leaf tensors)."""
 
     def __init__(self, device_type, dtype=None, enabled=True, cache_enabled=None):
         _check_device(device_type)
