@@ -156,6 +156,42 @@ def test_softmax_rows_sum_to_one_and_survive_large_values():
         F.softmax(tl.tensor([1, 2]), 0)
 
 
+def test_float32_softmax_is_accurate_down_to_the_denormals():
+    """Finite float32 rows take a cheaper exp (kernels/cpu/softmax.cpp): compare with float64 over a range that
+    reaches e^-120, where the results are denormal or zero, and the log_softmax gradient, which takes it too."""
+    rng = np.random.default_rng(5)
+    x = (rng.uniform(-125.0, 5.0, (64, 300))).astype(np.float32)
+    x[:, 0] = 5.0  # every row's maximum is 5: exponents down to -130
+    z = (x - np.float32(5.0)).astype(np.float64)  # x - max rounds in float32 for both
+    exact = np.exp(z) / np.exp(z).sum(1, keepdims=True)
+    ours = F.softmax(tl.tensor(x), 1).numpy().astype(np.float64)
+    normal = exact > np.finfo(np.float32).tiny
+    assert normal.sum() > 1000 and (~normal).sum() > 1000
+    np.testing.assert_allclose(ours[normal], exact[normal], rtol=4e-7)
+    np.testing.assert_allclose(ours[~normal], exact[~normal], rtol=0, atol=5e-45)  # e^z and its scaling each round to a denormal step
+    log_exact = z - np.log(np.exp(z).sum(1, keepdims=True))
+    np.testing.assert_allclose(F.log_softmax(tl.tensor(x), 1).numpy(), log_exact, rtol=1e-6)
+    a = tl.tensor(x, requires_grad=True)
+    g = rng.standard_normal(x.shape)
+    F.log_softmax(a, 1).backward(tl.tensor(g.astype(np.float32)))
+    grad_exact = g - np.exp(log_exact) * g.sum(1, keepdims=True)
+    np.testing.assert_allclose(a.grad.numpy(), grad_exact, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("name", ["softmax", "log_softmax"])
+def test_float32_softmax_rows_with_nan_or_infinities(name):
+    inf, nan = float("inf"), float("nan")
+    rows = [[nan, 1.0, 2.0], [inf, 1.0, 0.0], [-inf, -inf, -inf], [-inf, 0.0, 1.0], [1.0, 2.0, 3.0]]
+    ours = getattr(F, name)(tl.tensor(rows), 1).numpy()
+    assert np.isnan(ours[:3]).all()  # NaN anywhere, an infinite maximum: the whole row is NaN, as in PyTorch
+    z = np.array([-np.inf, -1.0, 0.0])
+    expect = z - np.log(np.exp(z).sum()) if name == "log_softmax" else np.exp(z) / np.exp(z).sum()
+    np.testing.assert_allclose(ours[3], expect, rtol=1e-6)
+    z = np.array([-2.0, -1.0, 0.0])
+    expect = z - np.log(np.exp(z).sum()) if name == "log_softmax" else np.exp(z) / np.exp(z).sum()
+    np.testing.assert_allclose(ours[4], expect, rtol=1e-6)
+
+
 @pytest.mark.parametrize("name", ["softmax", "log_softmax", "softmin"])
 @pytest.mark.parametrize("dim", [0, 1, -1])
 @pytest.mark.parametrize("dtype", [None, "float64"])
@@ -647,6 +683,11 @@ INTERPOLATE_CASES = [
     ((1, 2, 3, 4, 5), "nearest", dict(size=1)),
     ((2, 3, 7, 6), "area", dict(size=(3, 4))),
     ((2, 3, 7), "area", dict(scale_factor=0.6)),
+    # antialias: downsampling widens the filter by the scale; upsampling is the plain filter (cubic a = -0.5)
+    ((2, 3, 13, 17), "bilinear", dict(size=(5, 7), antialias=True)),
+    ((2, 3, 8, 8), "bilinear", dict(size=(3, 20), antialias=True, align_corners=True)),
+    ((2, 3, 20, 9), "bicubic", dict(scale_factor=(0.4, 0.5), antialias=True)),
+    ((1, 2, 7, 7), "bicubic", dict(size=(1, 3), antialias=True, align_corners=True)),
 ]
 
 
@@ -657,6 +698,23 @@ def test_interpolate_and_its_gradient_match_torch(shape, mode, kw):
 
     x = np.random.default_rng(len(shape)).standard_normal(shape)
     _compare_with_grads(torch, F.interpolate, TF.interpolate, [x], mode=mode, **kw)
+
+
+def test_antialiased_downsampling_averages_what_each_output_covers():
+    """Bilinear antialias halving a size is a [1, 3, 3, 1] / 8 filter at stride 2 (the triangle stretched by 2,
+    sampled at the input centres), renormalized where it crosses the border."""
+    x = np.random.default_rng(4).standard_normal((1, 1, 1, 8))
+    y = F.interpolate(tl.tensor(x), size=(1, 4), mode="bilinear", antialias=True).numpy()[0, 0, 0]
+    v = x[0, 0, 0]
+    taps = np.array([1.0, 3.0, 3.0, 1.0])
+    expect = [(v[0:3] @ taps[1:]) / 7] + [(v[2 * i - 1:2 * i + 3] @ taps) / 8 for i in (1, 2)] + [(v[5:8] @ taps[:3]) / 7]
+    np.testing.assert_allclose(y, expect, rtol=1e-12)
+    const = F.interpolate(tl.full((1, 2, 9, 11), 2.5), size=(4, 3), mode="bicubic", antialias=True)
+    np.testing.assert_allclose(const.numpy(), 2.5, rtol=1e-6)
+    with pytest.raises(ValueError, match="Anti-alias option is restricted"):
+        F.interpolate(tl.ones(1, 1, 4), size=2, mode="linear", antialias=True)
+    with pytest.raises(NotImplementedError, match="antialias=True is not implemented for .*uint8"):
+        F.interpolate(tl.ones(1, 1, 4, 4, dtype=tl.uint8), size=2, mode="bilinear", antialias=True)
 
 
 def test_interpolate_doubles_with_nearest_and_keeps_linear_ramps():
@@ -809,7 +867,7 @@ def test_embedding_bag_matches_torch(mode):
         np.testing.assert_allclose(w_ours.grad.numpy(), w_theirs.grad.numpy(), rtol=1e-12, atol=1e-12)
 
 
-@pytest.mark.parametrize("mode", ["bilinear", "nearest"])
+@pytest.mark.parametrize("mode", ["bilinear", "nearest", "bicubic", "trilinear", "nearest-5d"])
 @pytest.mark.parametrize("padding_mode", ["zeros", "border", "reflection"])
 @pytest.mark.parametrize("align_corners", [False, True])
 def test_affine_grid_and_grid_sample_match_torch(mode, padding_mode, align_corners):
@@ -817,11 +875,44 @@ def test_affine_grid_and_grid_sample_match_torch(mode, padding_mode, align_corne
     import torch.nn.functional as TF
 
     rng = np.random.default_rng(11)
-    theta = rng.standard_normal((2, 2, 3)) * 0.5 + np.array([[1.0, 0, 0], [0, 1, 0]])
-    _compare_with_grads(torch, F.affine_grid, TF.affine_grid, [theta], size=(2, 3, 4, 5), align_corners=align_corners)
-    x, grid = rng.standard_normal((2, 3, 4, 5)), rng.uniform(-1.3, 1.3, (2, 6, 7, 2))  # some points outside
+    volumetric = mode in ("trilinear", "nearest-5d")  # 5-D input: grid_sample's "bilinear" is trilinear there
+    mode = {"trilinear": "bilinear", "nearest-5d": "nearest"}.get(mode, mode)
+    if volumetric:
+        theta = rng.standard_normal((2, 3, 4)) * 0.5 + np.eye(3, 4)
+        size, x = (2, 3, 3, 4, 5), rng.standard_normal((2, 3, 3, 4, 5))
+        grid = rng.uniform(-1.3, 1.3, (2, 4, 3, 5, 3))  # some points outside
+    else:
+        theta = rng.standard_normal((2, 2, 3)) * 0.5 + np.eye(2, 3)
+        size, x = (2, 3, 4, 5), rng.standard_normal((2, 3, 4, 5))
+        grid = rng.uniform(-1.3, 1.3, (2, 6, 7, 2))
+    _compare_with_grads(torch, F.affine_grid, TF.affine_grid, [theta], size=size, align_corners=align_corners)
     _compare_with_grads(torch, F.grid_sample, TF.grid_sample, [x, grid], mode=mode, padding_mode=padding_mode,
                         align_corners=align_corners)
+
+
+def test_grid_sample_bicubic_is_the_cubic_convolution_and_checks_shapes():
+    """Away from the border, bicubic sampling is the 4 x 4 taps around the point weighted by the cubic convolution
+    kernel with A = -0.75 (Keys) along each axis."""
+    def kernel(t):
+        t, a = abs(t), -0.75
+        return ((a + 2) * t - (a + 3)) * t * t + 1 if t <= 1 else ((a * t - 5 * a) * t + 8 * a) * t - 4 * a
+
+    image = np.random.default_rng(6).standard_normal((6, 7))
+    px, py = np.array([2.3, 3.5, 2.75]), np.array([2.2, 2.9, 3.4])  # pixel coordinates, two pixels from every border
+    expect = []
+    for x, y in zip(px, py):
+        fx, fy = int(np.floor(x)), int(np.floor(y))
+        expect.append(sum(kernel(y - (fy + j)) * kernel(x - (fx + i)) * image[fy + j, fx + i]
+                          for j in range(-1, 3) for i in range(-1, 3)))
+    grid = np.stack([(2 * px + 1) / 7 - 1, (2 * py + 1) / 6 - 1], -1)[None, None]  # align_corners=False
+    got = F.grid_sample(tl.tensor(image[None, None]), tl.tensor(grid), mode="bicubic", align_corners=False)
+    np.testing.assert_allclose(got.numpy()[0, 0, 0], expect, rtol=1e-12)
+    with pytest.raises(RuntimeError, match="bicubic interpolation only supports 4D input"):
+        F.grid_sample(tl.ones(1, 1, 2, 2, 2), tl.zeros(1, 1, 1, 1, 3), mode="bicubic", align_corners=False)
+    with pytest.raises(RuntimeError, match="expected grid to have size 3 in last dimension"):
+        F.grid_sample(tl.ones(1, 1, 2, 2, 2), tl.zeros(1, 1, 1, 1, 2), align_corners=False)
+    with pytest.raises(RuntimeError, match="same batch size"):
+        F.grid_sample(tl.ones(1, 1, 2, 2), tl.zeros(2, 1, 1, 2), align_corners=False)
 
 
 def test_grid_sample_identity_and_its_default_warning():

@@ -694,7 +694,7 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         raise ValueError("Anti-alias option is restricted to bilinear and bicubic modes and requires a 4-D tensor "
                          "as input")
     if antialias:
-        raise NotImplementedError("interpolate: antialias=True is not implemented yet")
+        return _antialiased_resample(input, output_size, mode == "bicubic", bool(align_corners), scale_factors)
     if mode == "area" and input.dim() in (3, 4, 5):
         return _fn._adaptive_avg_pool(input, output_size)
     if mode in _INTERPOLATING and input.dim() in (3, 4, 5) and input.dim() != _INTERPOLATING[mode]:
@@ -705,6 +705,53 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
                                   f"(got {mode})")
     kernel_mode = {"bilinear": "linear", "trilinear": "linear", "bicubic": "cubic"}.get(mode, mode)
     return _fn._upsample(input, output_size, kernel_mode, bool(align_corners), scale_factors or [])
+
+
+def _antialias_weights(n_in, n_out, align_corners, scale_factor, cubic):
+    """The (n_out, n_in) matrix of interpolate(antialias=True) along one dim, as PyTorch computes it: output i is
+    centred at scale * (i + 0.5) in input coordinates; when downsampling (scale > 1) the filter (triangle, or the
+    cubic with a = -0.5) is stretched by the scale, so each output averages all the inputs it covers; the weights
+    of a row are normalized to sum to 1."""
+    import numpy as np
+
+    if align_corners:
+        scale = (n_in - 1) / (n_out - 1) if n_out > 1 else 0.0
+    else:
+        scale = 1.0 / scale_factor if scale_factor else n_in / n_out
+    support = (2.0 if cubic else 1.0) * (scale if scale >= 1.0 else 1.0)
+    inv = 1.0 / scale if scale >= 1.0 else 1.0
+
+    def kernel(t):
+        t = np.abs(t)
+        if cubic:
+            a = -0.5
+            return np.where(t < 1, ((a + 2) * t - (a + 3)) * t * t + 1,
+                            np.where(t < 2, (((t - 5) * t + 8) * t - 4) * a, 0.0))
+        return np.where(t < 1, 1.0 - t, 0.0)
+
+    w = np.zeros((n_out, n_in))
+    for i in range(n_out):
+        center = scale * (i + 0.5)
+        lo = max(int(center - support + 0.5), 0)
+        hi = min(int(center + support + 0.5), n_in)
+        row = kernel((np.arange(lo, hi) - center + 0.5) * inv)
+        total = row.sum()
+        w[i, lo:hi] = row / total if total != 0 else row
+    return w
+
+
+def _antialiased_resample(input, output_size, cubic, align_corners, scale_factors):
+    """interpolate(..., antialias=True) for a 4-D float input: separable, so one weight matrix per spatial dim,
+    applied as two matrix products (differentiable through matmul)."""
+    if input.dtype not in (_C.float32, _C.float64):
+        raise NotImplementedError(f"interpolate: antialias=True is not implemented for {input.dtype} input "
+                                  "(float32 and float64 only, as PyTorch's float kernels)")
+    from .._creation import tensor
+
+    rows, cols = (tensor(_antialias_weights(n, o, align_corners, scale_factors[d] if scale_factors else None,
+                                                cubic), dtype=input.dtype, device=input.device)
+                  for d, (n, o) in enumerate(zip(input.shape[2:], output_size)))
+    return _fn.matmul(_fn.matmul(rows, input), cols.t())
 
 
 def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
@@ -1135,10 +1182,37 @@ def _source_coord(coord, n, padding_mode, align_corners):
     return c
 
 
+def _cubic_coefficients(t):
+    """The four weights of the taps at floor - 1 .. floor + 2 for fraction t (PyTorch's cubic convolution,
+    A = -0.75)."""
+    a = -0.75
+
+    def near(x):  # |x| <= 1
+        return ((a + 2) * x - (a + 3)) * x * x + 1
+
+    def far(x):  # 1 < |x| < 2
+        return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+
+    return [far(t + 1), near(t), near(1 - t), far(2 - t)]
+
+
+def _bounded_tap(coord, n, padding_mode, align_corners):
+    """A bicubic tap's integer pixel coordinate after the padding mode (zeros: as it is; the tap reads 0 outside)."""
+    if padding_mode == "border":
+        return coord.clamp(0, n - 1)
+    if padding_mode == "reflection":
+        c = _reflect(coord, 0, 2 * (n - 1)) if align_corners else _reflect(coord, -1, 2 * n - 1)
+        return c.clamp(0, n - 1)
+    return coord
+
+
 def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
-    """Samples a (N, C, H, W) input at the normalized (x, y) positions of grid (N, Ho, Wo, 2): bilinear or nearest,
-    outside the input zeros, the border or the reflection; written with gather, so both the input and the grid
-    get gradients."""
+    """Samples an (N, C, H, W) input at the normalized (x, y) positions of grid (N, Ho, Wo, 2), or an (N, C, D, H, W)
+    input at the (x, y, z) positions of grid (N, Do, Ho, Wo, 3): bilinear (trilinear for 5-D), nearest or bicubic
+    (4-D); outside the input zeros, the border or the reflection. Written with gather, so both the input and the
+    grid get gradients."""
+    import itertools
+
     if mode not in ("bilinear", "nearest", "bicubic"):
         raise ValueError("nn.functional.grid_sample(): expected mode to be 'bilinear', 'nearest' or 'bicubic', but "
                          f"got: '{mode}'")
@@ -1146,32 +1220,67 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
         raise ValueError("nn.functional.grid_sample(): expected padding_mode to be 'zeros', 'border', or "
                          f"'reflection', but got: '{padding_mode}'")
     align_corners = _warn_align_corners(align_corners)
-    if input.dim() != 4 or mode == "bicubic":
-        raise NotImplementedError("grid_sample: only 4-D inputs with mode 'bilinear' or 'nearest' are implemented yet")
-    if grid.dim() != 4 or grid.shape[-1] != 2 or grid.shape[0] != input.shape[0]:
-        raise RuntimeError(f"grid_sampler(): expected grid of shape ({input.shape[0]}, H, W, 2) for a 4-D input, "
-                           f"but got {tuple(grid.shape)}")
-    n, c, h, w = input.shape
-    ho, wo = grid.shape[1], grid.shape[2]
-    ix = _source_coord(grid[..., 0], w, padding_mode, align_corners).reshape(n, -1)
-    iy = _source_coord(grid[..., 1], h, padding_mode, align_corners).reshape(n, -1)
-    flat = input.reshape(n, c, h * w)
+    d = input.dim() - 2
+    if mode == "bicubic" and input.dim() != 4:
+        raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
+    if grid.shape[-1] != d:
+        raise RuntimeError(f"grid_sampler(): expected grid to have size {d} in last dimension, but got grid with "
+                           f"sizes {list(grid.shape)}")
+    if input.dim() not in (4, 5) or grid.dim() != input.dim():
+        raise RuntimeError("grid_sampler(): expected 4D or 5D input and grid with same number of dimensions, but got "
+                           f"input with sizes {list(input.shape)} and grid with sizes {list(grid.shape)}")
+    if grid.shape[0] != input.shape[0]:
+        raise RuntimeError("grid_sampler(): expected grid and input to have same batch size, but got input with "
+                           f"sizes {list(input.shape)} and grid with sizes {list(grid.shape)}")
+    n, c = input.shape[0], input.shape[1]
+    sizes = list(input.shape[2:])  # (D,) H, W
+    out_spatial = list(grid.shape[1:-1])
+    flat = input.reshape(n, c, -1)
+    strides = [1] * d
+    for k in range(d - 2, -1, -1):
+        strides[k] = strides[k + 1] * sizes[k + 1]
 
-    def tap(x, y):  # the input at integer pixel (x, y), 0 outside
-        inside = (x >= 0) & (x <= w - 1) & (y >= 0) & (y <= h - 1)
-        index = (y.clamp(0, h - 1) * w + x.clamp(0, w - 1)).to(_C.int64)
-        values = flat.gather(2, index.unsqueeze(1).expand(n, c, index.shape[1]))
+    def tap(idx):  # the input at integer pixel idx (one coordinate per spatial dim, in dim order), 0 outside
+        inside = None
+        linear = 0
+        for k, (i, size) in enumerate(zip(idx, sizes)):
+            ok = (i >= 0) & (i <= size - 1)
+            inside = ok if inside is None else inside & ok
+            linear = linear + i.clamp(0, size - 1) * strides[k]
+        values = flat.gather(2, linear.to(_C.int64).unsqueeze(1).expand(n, c, linear.shape[1]))
         return values * inside.unsqueeze(1).to(values.dtype)
 
-    if mode == "nearest":  # (the grid gets a zero gradient, as in PyTorch)
-        out = tap(ix.round().detach(), iy.round().detach()) + ((ix - ix.detach()) * 0).unsqueeze(1)
+    # grid coordinate j (x first) indexes spatial dim d - 1 - j
+    if mode == "bicubic":
+        raw = [grid[..., d - 1 - k].reshape(n, -1) for k in range(d)]
+        raw = [(r + 1) / 2 * (size - 1) if align_corners else ((r + 1) * size - 1) / 2 for r, size in zip(raw, sizes)]
+        floors = [r.floor().detach() for r in raw]
+        weights = [[w.unsqueeze(1) for w in _cubic_coefficients(r - f)] for r, f in zip(raw, floors)]
+        out = None
+        for j, i in itertools.product(range(4), range(4)):
+            idx = [_bounded_tap(floors[0] + (j - 1), sizes[0], padding_mode, align_corners),
+                   _bounded_tap(floors[1] + (i - 1), sizes[1], padding_mode, align_corners)]
+            term = tap(idx) * weights[0][j] * weights[1][i]
+            out = term if out is None else out + term
     else:
-        x0, y0 = ix.floor().detach(), iy.floor().detach()
-        wx1, wy1 = (ix - x0).unsqueeze(1), (iy - y0).unsqueeze(1)
-        wx0, wy0 = 1 - wx1, 1 - wy1
-        out = (tap(x0, y0) * wx0 * wy0 + tap(x0 + 1, y0) * wx1 * wy0 + tap(x0, y0 + 1) * wx0 * wy1
-               + tap(x0 + 1, y0 + 1) * wx1 * wy1)
-    return out.reshape(n, c, ho, wo)
+        coords = [_source_coord(grid[..., d - 1 - k], size, padding_mode, align_corners).reshape(n, -1)
+                  for k, size in enumerate(sizes)]
+        if mode == "nearest":  # (the grid gets a zero gradient, as in PyTorch)
+            out = tap([x.round().detach() for x in coords])
+            for x in coords:
+                out = out + ((x - x.detach()) * 0).unsqueeze(1)
+        else:  # bilinear, trilinear: the 2^d corners
+            lows = [x.floor().detach() for x in coords]
+            highs = [(x - lo).unsqueeze(1) for x, lo in zip(coords, lows)]
+            out = None
+            for corner in itertools.product((0, 1), repeat=d):
+                w = None
+                for bit, hi in zip(corner, highs):
+                    f = hi if bit else 1 - hi
+                    w = f if w is None else w * f
+                term = tap([lo + bit for lo, bit in zip(lows, corner)]) * w
+                out = term if out is None else out + term
+    return out.reshape([n, c] + out_spatial)
 
 
 # ------------------------------------------------------------------ the top-level names of PyTorch's dropouts
