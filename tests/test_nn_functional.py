@@ -700,6 +700,19 @@ def test_interpolate_and_its_gradient_match_torch(shape, mode, kw):
     _compare_with_grads(torch, F.interpolate, TF.interpolate, [x], mode=mode, **kw)
 
 
+@pytest.mark.parametrize("mode", ["nearest", "nearest-exact"])
+def test_nearest_modes_resample_uint8_images(mode):
+    x = tl.tensor(np.random.default_rng(8).integers(0, 256, (2, 3, 5, 6)).astype(np.uint8))
+    for kw in (dict(scale_factor=1.7), dict(size=(3, 8))):
+        y = F.interpolate(x, mode=mode, **kw)
+        assert y.dtype == tl.uint8
+        np.testing.assert_array_equal(y.numpy(), F.interpolate(x.float(), mode=mode, **kw).numpy().astype(np.uint8))
+    with pytest.raises(NotImplementedError, match="not implemented for 'Byte'"):
+        F.interpolate(x, size=(3, 4), mode="bilinear")
+    with pytest.raises(NotImplementedError, match="not implemented for 'Int'"):
+        F.interpolate(x.int(), size=(3, 4), mode=mode)
+
+
 def test_antialiased_downsampling_averages_what_each_output_covers():
     """Bilinear antialias halving a size is a [1, 3, 3, 1] / 8 filter at stride 2 (the triangle stretched by 2,
     sampled at the input centres), renormalized where it crosses the border."""

@@ -48,11 +48,12 @@ TL_HOST_DEVICE inline float abs(float x) { return ::fabsf(x); }
 // |r| <= ln2/2 (Cody-Waite: ln2 in two parts), e^r by a degree-7 polynomial (Cephes' expf
 // coefficients), times 2^n built from its bits in two halves (so results down to the denormals are
 // right). Within 2 ulp of the exact value; overflow gives inf, underflow 0, NaN stays NaN.
-inline float exp_float_host(float x) {
-  const float xc = x < -104.0f ? -104.0f : (x > 89.0f ? 89.0f : x);
+// exp_float_poly is the reduction and the polynomial alone, e^x = 2^n * (its result) for x in [-104, 89] with
+// the integer n stored in `n`, for kernels that know their argument's range (softmax's rows).
+inline float exp_float_poly(float x, float& n) {
   const float kMagic = 12582912.0f;  // 1.5 * 2^23: adding and subtracting it rounds to an integer
-  const float n = (xc * 1.44269504088896341f + kMagic) - kMagic;
-  float r = xc - n * 0.693359375f;
+  n = (x * 1.44269504088896341f + kMagic) - kMagic;
+  float r = x - n * 0.693359375f;
   r = r - n * -2.12194440e-4f;
   const float z = r * r;
   float y = 1.9875691500e-4f;
@@ -61,7 +62,12 @@ inline float exp_float_host(float x) {
   y = y * r + 4.1665795894e-2f;
   y = y * r + 1.6666665459e-1f;
   y = y * r + 5.0000001201e-1f;
-  y = y * z + r + 1.0f;
+  return y * z + r + 1.0f;
+}
+inline float exp_float_host(float x) {
+  const float xc = x < -104.0f ? -104.0f : (x > 89.0f ? 89.0f : x);
+  float n;
+  const float y = exp_float_poly(xc, n);
   const int32_t k = static_cast<int32_t>(n);
   const int32_t k1 = k >> 1, k2 = k - k1;  // each in [-75, 64]: 2^k1 and 2^k2 are normal floats
   const uint32_t b1 = static_cast<uint32_t>(k1 + 127) << 23, b2 = static_cast<uint32_t>(k2 + 127) << 23;

@@ -16,9 +16,10 @@ void check_dtype(const char* op, const Tensor& self) {
 
 TensorMeta meta::upsample_meta(const Tensor& self, IntArrayRef output_size, std::string_view mode, bool align_corners,
                                ArrayRef<double> scales) {
-  upsample::check(self, output_size, mode, align_corners, scales);
-  // (nearest modes take any dtype but bool in PyTorch; here the floating ones, as the interpolating modes)
-  check_dtype("upsample", self);
+  const upsample::Geometry g = upsample::check(self, output_size, mode, align_corners, scales);
+  // The floating dtypes, and uint8 images in the nearest modes, as PyTorch (whose interpolating modes also take
+  // uint8 4-D images, through a fixed-point path of their own that torchlite does not have).
+  if (!(g.taps == 1 && self.scalar_type() == ScalarType::UInt8)) check_dtype("upsample", self);
   DimVector sizes{self.size(0), self.size(1)};
   for (int64_t s : output_size) sizes.push_back(s);
   return exact_meta(std::move(sizes), self);
