@@ -767,7 +767,8 @@ def test_composite_layers_match_torch():
     np.testing.assert_allclose(w_ours.numpy(), w_theirs.numpy(), rtol=1e-12)  # rows renormalized in place
 
 
-@pytest.mark.parametrize("case", ["plain", "bool_mask", "float_mask", "causal", "gqa"])
+@pytest.mark.parametrize("case", ["plain", "bool_mask", "float_mask", "causal", "gqa", "masked_row",
+                                  "causal_rectangular", "broadcast_kv"])
 def test_scaled_dot_product_attention_matches_torch(case):
     torch = pytest.importorskip("torch", reason="PyTorch is not installed: the comparison with it is optional")
     import torch.nn.functional as TF
@@ -788,6 +789,14 @@ def test_scaled_dot_product_attention_matches_torch(case):
     elif case == "gqa":
         arrays = [q, k[:, :2], v[:, :2]]
         kw["enable_gqa"] = True
+    elif case == "masked_row":  # a query masked from every key gets zeros (PyTorch 2.5 on), its gradients too
+        kw["attn_mask"] = rng.uniform(size=(2, 4, 5, 6)) > 0.3
+        kw["attn_mask"][:, :, 2] = False
+        kw["attn_mask"][:, :, [0, 1, 3, 4], 0] = True
+    elif case == "causal_rectangular":  # L < S: query i keeps keys j <= i
+        kw["is_causal"] = True
+    elif case == "broadcast_kv":  # one head of keys and values for every query head
+        arrays = [q, k[:, :1], v[:, :1]]
     mask = kw.pop("attn_mask", None)
     ours = [tl.tensor(a, requires_grad=True) for a in arrays]
     theirs = [torch.tensor(a, requires_grad=True) for a in arrays]
@@ -798,6 +807,26 @@ def test_scaled_dot_product_attention_matches_torch(case):
     b.sum().backward()
     for o, t in zip(ours, theirs):
         np.testing.assert_allclose(o.grad.numpy(), t.grad.numpy(), rtol=1e-9, atol=1e-12)
+
+
+def test_scaled_dot_product_attention_fused_and_composite_paths():
+    """Without dropout (and a mask that needs no gradient) the fused kernel runs: its backward is not differentiable
+    again, as PyTorch's CPU flash attention; with dropout the composite runs, and double backward works."""
+    rng = np.random.default_rng(5)
+    q = tl.tensor(rng.standard_normal((2, 3, 4)), requires_grad=True)
+    y = F.scaled_dot_product_attention(q, q, q)
+    (g,) = tl.autograd.grad(y.sum(), q, create_graph=True)
+    with pytest.raises(RuntimeError):
+        g.sum().backward()
+    assert F.scaled_dot_product_attention(q, q, q, is_causal=True)[:, 0].tolist() == q[:, 0].tolist()  # row 0: itself
+    mask = tl.tensor(rng.standard_normal((3, 3)), requires_grad=True)  # a mask needing its gradient: the composite
+    F.scaled_dot_product_attention(q, q, q, attn_mask=mask).sum().backward()
+    assert mask.grad is not None and mask.grad.shape == (3, 3)
+    tl.manual_seed(0)
+    y = F.scaled_dot_product_attention(q, q, q, dropout_p=0.5)
+    (g,) = tl.autograd.grad(y.sum(), q, create_graph=True)
+    g.sum().backward()
+    assert q.grad is not None
 
 
 def test_channel_and_alpha_dropout_statistics():

@@ -129,6 +129,10 @@ Tensor im2col_backward(const Tensor& grad, IntArrayRef sizes, IntArrayRef kernel
                        IntArrayRef padding, IntArrayRef stride);
 Tensor embedding_backward(const Tensor& grad, const Tensor& weight, const Tensor& indices, int64_t padding_idx,
                           bool scale_grad_by_freq);
+// the fused attention (helpers_attention.cpp)
+Tensor sdpa_fused_jvp(const Tensor& query_t, const Tensor& key_t, const Tensor& value_t, const Tensor& query,
+                      const Tensor& key, const Tensor& value, const std::optional<Tensor>& attn_mask,
+                      const Tensor& logsumexp, bool is_causal, double scale);
 // normalizations (helpers_norm.cpp)
 Tensor layer_norm_jvp(const Tensor& input_t, const std::optional<Tensor>& weight_t, const std::optional<Tensor>& bias_t, const Tensor& input,
                       IntArrayRef normalized_shape, const std::optional<Tensor>& weight, const Tensor& mean,

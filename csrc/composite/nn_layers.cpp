@@ -13,12 +13,15 @@
 #include "kernels/pixel_unshuffle.h"
 #include "kernels/prelu.h"
 #include "kernels/scaled_dot_product_attention.h"
+#include "dispatch/Meta.h"
 #include "ops/_gelu_erf.h"
+#include "ops/_scaled_dot_product_fused_attention.h"
 #include "ops/_gelu_tanh.h"
 #include "ops/add_Tensor.h"
 #include "ops/all.h"
 #include "ops/dropout.h"
 #include "ops/einsum.h"
+#include "ops/expand.h"
 #include "ops/ge_Tensor.h"
 #include "ops/logical_not.h"
 #include "ops/lt_Tensor.h"
@@ -36,10 +39,12 @@
 #include "ops/sigmoid.h"
 #include "ops/softmax_int.h"
 #include "ops/transpose_int.h"
+#include "ops/to_dtype.h"
 #include "ops/tril.h"
 #include "ops/unsqueeze.h"
 #include "ops/where_self.h"
 #include "ops/zeros.h"
+#include "ops/zeros_like.h"
 
 namespace torchlite {
 
@@ -147,6 +152,48 @@ Tensor composite::bilinear(const Tensor& input1, const Tensor& input2, const Ten
   return bias && bias->defined() ? add(y, *bias) : y;
 }
 
+namespace {
+
+// scaled_dot_product_attention through the fused kernel (_scaled_dot_product_fused_attention, its backward
+// recomputing the weights): the batch dims of query, key and value broadcast and flattened into one, a bool mask
+// made additive (0 where True, -inf elsewhere) and viewed as (batch, L, S) without copying its broadcast dims.
+// Empty when the shapes do not fit it (a mask with more batch dims than the rest): the composite below runs.
+std::optional<Tensor> fused_attention(const Tensor& query, const Tensor& key, const Tensor& value,
+                                      const std::optional<Tensor>& attn_mask, bool is_causal, double scale) {
+  const int64_t L = query.size(-2), S = key.size(-2), E = query.size(-1), Ev = value.size(-1);
+  const auto lead = [](const Tensor& t) { return IntArrayRef(t.sizes().data(), static_cast<size_t>(t.dim() - 2)); };
+  const DimVector batch = broadcast_sizes(broadcast_sizes(lead(query), lead(key)), lead(value));
+  const bool has_mask = attn_mask && attn_mask->defined();
+  if (has_mask && attn_mask->dim() > static_cast<int64_t>(batch.size()) + 2) return std::nullopt;
+  int64_t B = 1;
+  for (int64_t b : batch) B *= b;
+  const auto flat = [&](const Tensor& t, int64_t rows, int64_t cols) {
+    DimVector full = batch;
+    full.push_back(rows);
+    full.push_back(cols);
+    const DimVector three{B, rows, cols};
+    return reshape(expand(t, full.ref()), three.ref());
+  };
+  std::optional<Tensor> mask;
+  if (has_mask) {
+    Tensor m = *attn_mask;
+    if (m.scalar_type() == ScalarType::Bool) {
+      m = masked_fill(zeros_like(m, query.scalar_type()), logical_not(m), Scalar(-INFINITY));
+    } else if (m.scalar_type() != query.scalar_type()) {
+      m = to(m, query.scalar_type());
+    }
+    mask = flat(m, L, S);
+  }
+  const auto out = _scaled_dot_product_fused_attention(flat(query, L, E), flat(key, S, E), flat(value, S, Ev), mask,
+                                                       is_causal, scale);
+  DimVector shape = batch;
+  shape.push_back(L);
+  shape.push_back(Ev);
+  return reshape(std::get<0>(out), shape.ref());
+}
+
+}  // namespace
+
 Tensor composite::scaled_dot_product_attention(const Tensor& query, const Tensor& key, const Tensor& value,
                                                const std::optional<Tensor>& attn_mask, double dropout_p,
                                                bool is_causal, std::optional<double> scale, bool enable_gqa) {
@@ -164,6 +211,10 @@ Tensor composite::scaled_dot_product_attention(const Tensor& query, const Tensor
   }
   const int64_t L = query.size(-2), S = k.size(-2);
   const double s = scale ? *scale : 1.0 / std::sqrt(static_cast<double>(query.size(-1)));
+  const bool mask_grad = attn_mask && attn_mask->defined() && attn_mask->requires_grad();
+  if (dropout_p == 0 && !mask_grad && is_floating_type(query.scalar_type())) {
+    if (const std::optional<Tensor> y = fused_attention(query, k, v, attn_mask, is_causal, s)) return *y;
+  }
   Tensor scores = mul(matmul(query, transpose(k, -2, -1)), number(s));
   if (is_causal) {  // position i attends to positions <= i
     const DimVector ls{L, S};

@@ -56,6 +56,38 @@ def _sdpa(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, sca
     return (w / w.sum(-1, keepdims=True)) @ value
 
 
+def _fused_scores(query, key, attn_mask, is_causal, scale):
+    scores = query @ np.swapaxes(key, -1, -2) * scale
+    if attn_mask is not None:
+        scores = scores + attn_mask
+    if is_causal:
+        scores = np.where(np.tril(np.ones(scores.shape[-2:], dtype=bool)), scores, -np.inf)
+    return scores
+
+
+def _fused_attention(query, key, value, attn_mask, is_causal, scale):
+    scores = _fused_scores(query, key, attn_mask, is_causal, scale)
+    m = scores.max(-1, keepdims=True)
+    lse = m + np.log(np.exp(scores - m).sum(-1, keepdims=True))
+    return np.exp(scores - lse) @ value, lse[..., 0]
+
+
+def _fused_attention_backward(grad_output, query, key, value, attn_mask, output, logsumexp, is_causal, scale,
+                              output_mask):
+    p = np.exp(_fused_scores(query, key, attn_mask, is_causal, scale) - logsumexp[..., None])
+    dp = grad_output @ np.swapaxes(value, -1, -2)
+    ds = p * (dp - (dp * p).sum(-1, keepdims=True)) * scale
+    grads = (ds @ key, np.swapaxes(ds, -1, -2) @ query, np.swapaxes(p, -1, -2) @ grad_output)
+    return tuple(g if keep else np.zeros((0,)) for g, keep in zip(grads, output_mask))
+
+
+def _fused_backward_sample():
+    q, k, v, m = _t((2, 4, 3), 15), _t((2, 4, 3), 16), _t((2, 4, 2), 17), _t((2, 4, 4), 18)
+    out, lse = tl._scaled_dot_product_fused_attention(q, k, v, m, True, 0.7)
+    return {"grad_output": _t((2, 4, 2), 19), "query": q, "key": k, "value": v, "attn_mask": m, "output": out,
+            "logsumexp": lse, "is_causal": True, "scale": 0.7, "output_mask": (True, False, True)}
+
+
 def numpy_cases():
     """Full overload name -> (sample, NumPy reference of the sample's arguments as float64 arrays)."""
     return {
@@ -80,12 +112,18 @@ def numpy_cases():
             lambda: {"query": _t((2, 3, 4), 11), "key": _t((2, 5, 4), 12), "value": _t((2, 5, 3), 13),
                      "attn_mask": _t((3, 5), 14), "scale": 0.4},
             _sdpa),
+        "_scaled_dot_product_fused_attention": (
+            lambda: {"query": _t((2, 3, 4), 11), "key": _t((2, 5, 4), 12), "value": _t((2, 5, 3), 13),
+                     "attn_mask": _t((2, 3, 5), 14), "is_causal": False, "scale": 0.4},
+            _fused_attention),
+        "_scaled_dot_product_fused_attention_backward": (_fused_backward_sample, _fused_attention_backward),
     }
 
 
 # Sums of float32 products.
 TOLERANCES = {name: {"float32": (1e-5, 1e-6)}
-              for name in ("bilinear", "scaled_dot_product_attention", "glu", "gelu", "prelu")}
+              for name in ("bilinear", "scaled_dot_product_attention", "glu", "gelu", "prelu",
+                           "_scaled_dot_product_fused_attention", "_scaled_dot_product_fused_attention_backward")}
 
 # (code, exception type, substrings of the message), run in a subprocess. Messages checked against
 # PyTorch 2.13.
@@ -104,4 +142,9 @@ ERRORS = [
      ["Mismatch of parameter numbers and input channel size. Found parameter numbers = 2 and channel size = 3."]),
     ("tl.nn.functional.dropout2d(tl.ones(2, 3, 4, 5), p=1.5)", "ValueError",
      ["dropout probability has to be between 0 and 1, but got 1.5"]),
+    ("tl._scaled_dot_product_fused_attention(tl.ones(2, 3, 4), tl.ones(2, 5, 3), tl.ones(2, 5, 3), None, False, 1.0)",
+     "RuntimeError", ["_scaled_dot_product_fused_attention", "key of size [2, 5, 4]", "[2, 5, 3]"]),
+    ("tl._scaled_dot_product_fused_attention(tl.ones(2, 3, 4, dtype=tl.int64), tl.ones(2, 5, 4, dtype=tl.int64), "
+     "tl.ones(2, 5, 3, dtype=tl.int64), None, False, 1.0)", "TypeError",
+     ["_scaled_dot_product_fused_attention", "floating"]),
 ]
