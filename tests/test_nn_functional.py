@@ -546,6 +546,33 @@ def test_normalization_and_its_gradients_match_torch(name, shape, kw, weighted, 
             np.testing.assert_allclose(ours[k].grad.numpy(), theirs[k].grad.numpy(), rtol=1e-9, atol=1e-10, err_msg=k)
 
 
+def test_layer_norm_gradients_over_many_rows_do_not_depend_on_the_thread_count():
+    """The CPU sums the weight and bias gradients in 16 fixed row groups (37 rows: uneven groups), while computing
+    the input gradient; checked against NumPy in float64, and bit for bit across thread counts in float32."""
+    rng = np.random.default_rng(13)
+    x, w, b, g = rng.standard_normal((37, 50)), rng.standard_normal(50), rng.standard_normal(50), rng.standard_normal((37, 50))
+    mu, var = x.mean(1, keepdims=True), x.var(1, keepdims=True)
+    xh = (x - mu) / np.sqrt(var + 1e-5)
+    gxh = g * w
+    gx = (gxh - gxh.mean(1, keepdims=True) - xh * (gxh * xh).mean(1, keepdims=True)) / np.sqrt(var + 1e-5)
+    ours = [tl.tensor(a, requires_grad=True) for a in (x, w, b)]
+    F.layer_norm(ours[0], (50,), ours[1], ours[2]).backward(tl.tensor(g))
+    for got, expect in zip(ours, (gx, (g * xh).sum(0), g.sum(0))):
+        np.testing.assert_allclose(got.grad.numpy(), expect, rtol=1e-10, atol=1e-10)
+    before = tl.get_num_threads()
+    runs = []
+    try:
+        for threads in (1, 2):
+            tl.set_num_threads(threads)
+            t = [tl.tensor(a.astype(np.float32), requires_grad=True) for a in (x, w, b)]
+            F.layer_norm(t[0], (50,), t[1], t[2]).backward(tl.tensor(g.astype(np.float32)))
+            runs.append([a.grad.numpy() for a in t])
+    finally:
+        tl.set_num_threads(before)
+    for a, c in zip(*runs):
+        np.testing.assert_array_equal(a, c)
+
+
 def test_batch_norm_running_statistics_follow_momentum():
     rng = np.random.default_rng(3)
     x = rng.standard_normal((8, 3, 5))
