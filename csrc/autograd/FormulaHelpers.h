@@ -70,6 +70,13 @@ Tensor mm_mat2_backward(const Tensor& grad, const Tensor& mat1, IntArrayRef mat2
 Tensor logit_backward(const Tensor& grad, const Tensor& self, std::optional<double> eps);
 // grad where self > threshold, 0 where self <= threshold (NaN passes grad, as PyTorch).
 Tensor threshold_backward(const Tensor& grad, const Tensor& self, const Scalar& threshold);
+Tensor pow_backward(const Tensor& grad, const Tensor& self, const Scalar& exponent);
+Tensor pow_backward_self(const Tensor& grad, const Tensor& self, const Tensor& exponent);
+Tensor pow_backward_exponent(const Tensor& grad, const Tensor& self, const Tensor& exponent, const Tensor& result);
+Tensor pow_backward_exponent(const Tensor& grad, const Scalar& self, const Tensor& exponent, const Tensor& result);
+Tensor atan2_recip(const Tensor& self, const Tensor& other);
+Tensor maximum_backward(const Tensor& grad, const Tensor& a, const Tensor& b);
+Tensor minimum_backward(const Tensor& grad, const Tensor& a, const Tensor& b);
 // grad where min <= self <= max (a missing bound does not limit), else 0; 0 at NaN.
 Tensor clamp_backward(const Tensor& grad, const Tensor& self, const std::optional<Scalar>& min,
                       const std::optional<Scalar>& max);
