@@ -265,6 +265,7 @@ def test_spectral_norm_sigma_matches_numpy():
 
 
 def test_spectral_norm_conv_dims_and_errors():
+    tl.manual_seed(0)  # 30 power iterations converge for seeds 0..39, not for every draw (close top singular values)
     m = P.spectral_norm(nn.ConvTranspose2d(3, 5, 2))  # dim=1 by default
     assert m.parametrizations.weight[0].dim == 1
     assert tuple(m.parametrizations.weight[0]._u.shape) == (5,)
