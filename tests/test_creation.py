@@ -252,3 +252,31 @@ def test_new_tensor_inherits_dtype():
     x = tl.ones(2, dtype=tl.int32)
     assert x.new_tensor([1.5, 2]).tolist() == [1, 2] and x.new_tensor([1.5]).dtype == tl.int32
     assert x.new_tensor([1.5], dtype=tl.float64).tolist() == [1.5]
+
+
+# PyTorch 2.13's results for each (issue 19: construction that accepted what it should refuse, or lost precision).
+@pytest.mark.parametrize("data,dtype", [
+    (np.float64(0.1), tl.float64), (np.float16(0.5), tl.float16), (np.int32(3), tl.int32), (np.bool_(True), tl.bool),
+    ([np.float64(0.1)], tl.float64), ([0.1, np.float64(0.2)], tl.float64), ([np.float32(1), 1.5], tl.float32),
+    ([np.float16(1), np.float32(2)], tl.float32), ([np.int32(1), 2], tl.int64), ([np.int32(1)], tl.int32),
+    ([np.float16(1), 1], tl.float16), ([True, 2], tl.int64), ([True, 2.0], tl.float32), ([], tl.float32),
+])
+def test_tensor_infers_the_promoted_dtype_of_its_scalars(data, dtype):
+    t = tl.tensor(data)
+    assert t.dtype == dtype
+    np.testing.assert_array_equal(t.numpy(), np.asarray(data, dtype=t.numpy().dtype))
+
+
+def test_tensor_takes_python_types_as_dtypes_and_refuses_ragged_or_mapping_data():
+    assert tl.tensor([1.0], dtype=float).dtype == tl.float64
+    assert tl.tensor([1.5], dtype=int).tolist() == [1]
+    assert tl.tensor([2], dtype=bool).dtype == tl.bool
+    assert tl.tensor(np.float64(0.1)).item() == 0.1  # not rounded through float32
+    with pytest.raises(TypeError, match="mixes numbers and sequences"):
+        tl.tensor([1, [2]])
+    with pytest.raises(TypeError, match="mixes numbers and sequences"):
+        tl.tensor([[1], 2])
+    with pytest.raises(RuntimeError, match="Could not infer dtype of dict"):
+        tl.tensor({1: 2})
+    with pytest.raises(RuntimeError, match="Could not infer dtype of set"):
+        tl.tensor({1, 2})

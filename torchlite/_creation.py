@@ -10,23 +10,30 @@ _NP_DTYPES = {
 
 
 def _infer(data, dim, shape, kinds):
-    """Walks nested sequences: records the shape and the kinds of scalars seen."""
+    """Walks nested sequences: records the shape and the dtypes of the scalars seen (a Python float: the default
+    dtype, int: int64, bool: bool; a NumPy scalar or a 0-dim tensor: its own dtype), which promote together as
+    PyTorch's do."""
     from ._tensor import Tensor
 
     if isinstance(data, Tensor):
         if data.dim() != 0:
             raise ValueError("only one element tensors can be converted to Python scalars")
-        kinds.add("float" if data.dtype.is_floating_point else "bool" if data.dtype is _C.bool else "int")
+        kinds.add(data.dtype)
         return
-    if isinstance(data, (bool, np.bool_)):
-        kinds.add("bool")
+    if isinstance(data, np.generic) and data.dtype.name in _NP_DTYPES:
+        kinds.add(getattr(_C, data.dtype.name))
         return
-    if isinstance(data, (int, np.integer)):
-        kinds.add("int")
+    if isinstance(data, bool):
+        kinds.add(_C.bool)
         return
-    if isinstance(data, (float, np.floating)):
-        kinds.add("float")
+    if isinstance(data, int):
+        kinds.add(_C.int64)
         return
+    if isinstance(data, float):
+        kinds.add(_C.get_default_dtype())
+        return
+    if isinstance(data, (dict, set, frozenset)):
+        raise RuntimeError(f"Could not infer dtype of {type(data).__name__}")
     if isinstance(data, (str, bytes)) or not hasattr(data, "__len__"):
         raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
     n = len(data)
@@ -34,7 +41,16 @@ def _infer(data, dim, shape, kinds):
         shape.append(n)
     elif shape[dim] != n:
         raise ValueError(f"expected sequence of length {shape[dim]} at dim {dim} (got {n})")
+    scalars = sequences = 0
     for item in data:
+        if _is_scalar(item):
+            scalars += 1
+        else:
+            sequences += 1
+        if scalars and sequences:  # [1, [2]]: PyTorch refuses a level that mixes numbers and sequences
+            got = f"a {type(item).__name__} after a number" if sequences > 1 or not _is_scalar(item) else \
+                f"a number ({item!r}) after a sequence"
+            raise TypeError(f"new(): the sequence at dim {dim} mixes numbers and sequences: got {got}")
         if dim + 1 < len(shape) and not hasattr(item, "__len__") and not _is_scalar(item):
             raise TypeError(f"new(): invalid data type '{type(item).__name__}'")
         if dim + 1 < len(shape) and _is_scalar(item):
@@ -42,6 +58,9 @@ def _infer(data, dim, shape, kinds):
         _infer(item, dim + 1, shape, kinds)
         if _is_scalar(item) and len(shape) > dim + 1:
             raise ValueError(f"expected sequence of length {shape[dim + 1]} at dim {dim + 1} (got scalar)")
+
+
+_PY_DTYPES = {float: _C.float64, int: _C.int64, bool: _C.bool}
 
 
 def _is_scalar(x):
@@ -66,10 +85,14 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
     """torchlite.tensor(data, *, dtype=None, device=None, requires_grad=False): a new tensor copied from data.
 
     data is a number, a (nested) sequence of numbers, a NumPy array or a tensor.
-    Without dtype, Python floats give the default dtype, ints int64, bools bool;
-    NumPy arrays keep their dtype."""
+    Without dtype, Python floats give the default dtype, ints int64, bools bool,
+    NumPy scalars and 0-dim tensors their own dtype, all promoted together as
+    PyTorch does; NumPy arrays keep their dtype. dtype may be float, int or bool."""
     from ._tensor import Tensor
 
+    dtype = _PY_DTYPES.get(dtype, dtype)  # dtype=float / int / bool, as PyTorch takes them
+    if isinstance(data, np.generic) and data.dtype.kind in "biuf":  # a NumPy scalar keeps its dtype
+        data = np.asarray(data)
     if isinstance(data, Tensor):
         src = data
     elif isinstance(data, np.ndarray):
@@ -80,13 +103,10 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
     else:
         shape, kinds = [], set()
         _infer(data, 0, shape, kinds)
-        if "float" in kinds:
-            inferred = _C.get_default_dtype()
-        elif "int" in kinds:
-            inferred = _C.int64
-        elif "bool" in kinds:
-            inferred = _C.bool
-        else:
+        inferred = None
+        for kind in kinds:
+            inferred = kind if inferred is None else _C.promote_types(inferred, kind)
+        if inferred is None:  # no scalars (an empty sequence)
             inferred = _C.get_default_dtype()
         flat = []
         _flatten(data, flat)
