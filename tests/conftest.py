@@ -17,3 +17,11 @@ def _default_dtype_is_float32():
     assert tl.get_default_dtype() is tl.float32
     yield
     assert tl.get_default_dtype() is tl.float32, "a test left the default dtype changed"
+
+
+@pytest.fixture
+def restore_threads():
+    """For a test that changes the thread count: puts the count it found back afterwards."""
+    saved = tl.get_num_threads()
+    yield
+    tl.set_num_threads(saved)

@@ -68,25 +68,20 @@ def test_fast_paths_match_float64(case):
     assert _relative_error(gx, gx64) < 2e-6
 
 
-def test_fast_paths_do_not_depend_on_the_thread_count():
+def test_fast_paths_do_not_depend_on_the_thread_count(restore_threads):
     """Each output and each weight-gradient element is summed by one thread in a fixed order."""
-    rng = np.random.default_rng(7)
     cases = [((4, 16, 12, 12), (16, 16, 3, 3)), ((4, 6, 14, 14), (16, 6, 5, 5))]
-    before = tl.get_num_threads()
-    try:
-        results = []
-        for threads in (1, 2):
-            tl.set_num_threads(threads)
-            run = []
-            for xs, ws in cases:
-                rng = np.random.default_rng(xs[1])
-                x = tl.tensor(_t(rng, xs), requires_grad=True)
-                w = tl.tensor(_t(rng, ws), requires_grad=True)
-                y = F.conv2d(x, w, padding=1)
-                run += [y.detach().numpy()] + [t.numpy() for t in tl.autograd.grad(y.sum(), [x, w])]
-            results.append(run)
-    finally:
-        tl.set_num_threads(before)
+    results = []
+    for threads in (1, 2):
+        tl.set_num_threads(threads)
+        run = []
+        for xs, ws in cases:
+            rng = np.random.default_rng(xs[1])
+            x = tl.tensor(_t(rng, xs), requires_grad=True)
+            w = tl.tensor(_t(rng, ws), requires_grad=True)
+            y = F.conv2d(x, w, padding=1)
+            run += [y.detach().numpy()] + [t.numpy() for t in tl.autograd.grad(y.sum(), [x, w])]
+        results.append(run)
     for a, b in zip(*results):
         np.testing.assert_array_equal(a, b)
 

@@ -384,20 +384,16 @@ def test_isclose_allclose_equal_checked_against_torch():
 
 # ------------------------------------------------------------------------------------------ threads
 @pytest.mark.parametrize("shape,dim", [((300001,), None), ((3, 100003), 1), ((70001, 3), 0)], ids=str)
-def test_results_do_not_depend_on_thread_count(shape, dim):
+def test_results_do_not_depend_on_thread_count(shape, dim, restore_threads):
     x = make(shape, "float32", seed=6) * 3 + 1
     ops = [lambda: tl.mean(x, dim), lambda: tl.var(x, dim), lambda: tl.std_mean(x, dim)[0],
            lambda: tl.norm(x, 2, dim), lambda: tl.norm(x, 1.5, dim), lambda: tl.logsumexp(x, dim if dim is not None else 0),
            lambda: tl.prod(tl.ones(shape) * 1.0000001), lambda: tl.nansum(x, dim), lambda: tl.argmax(x, dim),
            lambda: tl.amax(x, () if dim is None else dim)]
-    before = tl.get_num_threads()
-    try:
-        tl.set_num_threads(1)
-        one = [op().tolist() for op in ops]
-        tl.set_num_threads(4)
-        many = [op().tolist() for op in ops]
-    finally:
-        tl.set_num_threads(before)
+    tl.set_num_threads(1)
+    one = [op().tolist() for op in ops]
+    tl.set_num_threads(4)
+    many = [op().tolist() for op in ops]
     assert one == many
     close(tl.mean(x, dim), np.mean(f64(x), axis=dim), "float32")
 
@@ -629,22 +625,18 @@ def test_unique_checked_against_torch():
 
 
 @pytest.mark.parametrize("threads", [1, 2])
-def test_reductions_over_leading_dims_walk_tiles(threads):
+def test_reductions_over_leading_dims_walk_tiles(threads, restore_threads):
     """Reductions move the reduced dims last with a transposing copy, done in 32 x 32 tiles (sizes that are
     not multiples of 32, strided and permuted inputs, casts): the same values as NumPy on any thread count."""
-    before = tl.get_num_threads()
     tl.set_num_threads(threads)
-    try:
-        b = np.random.default_rng(7).standard_normal((5, 37, 70, 3))
-        x = tl.tensor(b)
-        for dims in [(0,), (1,), (0, 2), (1, 3), (0, 1, 2)]:
-            np.testing.assert_array_equal(np.asarray(x.amax(dims)), b.max(axis=dims))
-            if len(dims) == 1:  # prod takes one dim, as in PyTorch
-                np.testing.assert_allclose(np.asarray(x.prod(dims[0])), b.prod(axis=dims[0]), rtol=1e-12)
-        p = x.permute(2, 0, 3, 1)
-        bp = b.transpose(2, 0, 3, 1)
-        np.testing.assert_allclose(np.asarray(p.var(0)), bp.var(axis=0, ddof=1), rtol=1e-12)
-        np.testing.assert_array_equal(np.asarray(p.float().amin(1)), bp.astype(np.float32).min(axis=1))
-        np.testing.assert_array_equal(np.asarray(x[:, ::2].argmax(0)), b[:, ::2].argmax(axis=0))
-    finally:
-        tl.set_num_threads(before)
+    b = np.random.default_rng(7).standard_normal((5, 37, 70, 3))
+    x = tl.tensor(b)
+    for dims in [(0,), (1,), (0, 2), (1, 3), (0, 1, 2)]:
+        np.testing.assert_array_equal(np.asarray(x.amax(dims)), b.max(axis=dims))
+        if len(dims) == 1:  # prod takes one dim, as in PyTorch
+            np.testing.assert_allclose(np.asarray(x.prod(dims[0])), b.prod(axis=dims[0]), rtol=1e-12)
+    p = x.permute(2, 0, 3, 1)
+    bp = b.transpose(2, 0, 3, 1)
+    np.testing.assert_allclose(np.asarray(p.var(0)), bp.var(axis=0, ddof=1), rtol=1e-12)
+    np.testing.assert_array_equal(np.asarray(p.float().amin(1)), bp.astype(np.float32).min(axis=1))
+    np.testing.assert_array_equal(np.asarray(x[:, ::2].argmax(0)), b[:, ::2].argmax(axis=0))

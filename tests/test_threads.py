@@ -13,13 +13,6 @@ import pytest
 import torchlite as tl
 
 
-@pytest.fixture
-def restore_threads():
-    saved = tl.get_num_threads()
-    yield
-    tl.set_num_threads(saved)
-
-
 def blas_threads():
     # scipy-openblas32's library is loaded globally by `import torchlite`.
     return ctypes.CDLL(None).scipy_openblas_get_num_threads()
