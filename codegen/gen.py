@@ -108,6 +108,9 @@ class OpCtx:
     outs: OutputsCtx
     pw: PointwiseKernelCtx | None
     checks: list[tuple[str, str]]
+    scalar_checks: list[str]  # C++ statements: the checked_scalars' conversions
+    overlap_inplace: list[str]  # C++ statements: the memory-overlap checks of a kernel's in-place target
+    overlap_out: list[str]  # and of its out= targets
     siblings: list[str] = field(default_factory=list)
     # autograd: the backward node (differentiable ops), the inputs that decide whether to record.
     ag: AutogradCtx | None = None
@@ -189,6 +192,41 @@ def _cpp_message(text: str) -> str:
     """A check's message as str(...) arguments: `{expr}` parts are C++ values appended to the text."""
     parts = re.split(r"\{([^{}]+)\}", text)
     return ", ".join(_cpp_string(p) if i % 2 == 0 else p for i, p in enumerate(parts) if p)
+
+
+def _scalar_checks(nf: NativeFunction, has_compute_dtype: bool) -> list[str]:
+    """The `checked_scalars:` as check_scalar_fits calls, against the computation dtype (`dtype` in
+    check_args) when the op has one, else self's dtype."""
+    dtype = "dtype" if has_compute_dtype else "self.scalar_type()"
+    targets = {"dtype": dtype, "opmath": f"opmath_dtype({dtype})", "integral": dtype}
+    calls = []
+    for name, target in nf.checked_scalars:
+        fn = "check_wrapped_number_fits" if nf.schema.arg(name).type.base == "Tensor" else "check_scalar_fits"
+        call = f"{fn}({_cpp_string(nf.name)}, {name}, {targets[target]})"
+        calls.append(f"if (is_integral_type({dtype}, false)) {call}" if target == "integral" else call)
+    return calls
+
+
+def _overlap_checks(nf: NativeFunction, targets: list[str], inplace: bool) -> list[str]:
+    """A kernel op's written-to tensors against its inputs (stage/Outputs.h check_write_overlap): no internal
+    overlap (unless tagged allows_internal_overlap), no partial overlap with an input, none at all with a
+    `no_overlap:` input. Pointwise ops check their inputs in their iterator; composites write a fresh result
+    first."""
+    if nf.kind == "pointwise" and not inplace:
+        # The iterator checks the inputs, after out= is resized: a refused out= must keep its shape.
+        return [f"check_write_overlap({t}, false)" for t in targets]
+    if nf.kind != "dispatch":
+        return []
+    s = nf.schema
+    inputs = [a for a in s.arguments if a.type.base == "Tensor" and not (inplace and a.name == "self")]
+    internal_ok = "true" if "allows_internal_overlap" in nf.tags else "false"
+    calls = []
+    for t in targets:
+        calls.append(f"check_write_overlap({t}, {internal_ok})")
+        for a in inputs:
+            strict = "true" if a.name in nf.no_overlap else "false"
+            calls.append(f"check_input_overlap({t}, {a.name}, {strict})")
+    return calls
 
 
 def _tensor_list(names: list[str]) -> str:
@@ -299,7 +337,10 @@ def op_context(nf: NativeFunction, first_default: int = 0, node_index: int = 0,
         pw=_pointwise_kernel_context(nf, tensor_args) if isinstance(nf.impl, Pointwise) else None,
         # A message is prefixed with the op's name unless it starts with it ("mean(): could not infer ...").
         checks=[(cond, _cpp_message(msg if re.match(rf"{s.name}\b", msg) else f"{s.name}: {msg}"))
-                for cond, msg in nf.checks])
+                for cond, msg in nf.checks],
+        scalar_checks=_scalar_checks(nf, promo is not None),
+        overlap_inplace=_overlap_checks(nf, ["self"], inplace=True),
+        overlap_out=_overlap_checks(nf, outs.names, inplace=False))
     ctx.all_tensor_args = ", ".join(a.name for a in s.arguments if a.type.base == "Tensor")
     ctx.args_original_self = ", ".join("original_self" if n == "self" else n for n in cpp.arg_names(s))
     ctx.args_fw_self = ", ".join("fw_self" if n == "self" else n for n in cpp.arg_names(s))

@@ -18,7 +18,9 @@ from .model import (METADATA, ON_HOST, AnyDevice, Composite, Derivatives, Expr, 
                     Kernels, NativeFunction, Pointwise, Promotion, SchemaError, TestSpec)
 
 KNOWN_KEYS = ("func", "variants", "dtypes", "promotion", "pointwise", "dispatch", "meta", "composite",
-              "checks", "derivatives", "jvp", "python_module", "tags", "doc", "test", "autocast")
+              "checks", "checked_scalars", "no_overlap", "derivatives", "jvp", "python_module", "tags", "doc", "test",
+              "autocast")
+CHECKED_SCALAR_TARGETS = ("dtype", "opmath", "integral")
 AUTOCAST_POLICIES = ("lower", "fp32", "promote")
 VARIANTS = ("function", "method", "inplace", "out")
 DTYPES = ("bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64")
@@ -176,13 +178,17 @@ def _parse_entry(e: _Entry) -> NativeFunction:
     promotion = _parse_promotion(e, schema)
     impl = _parse_impl(e, schema, promotion, dtypes_name, dtype_list)
     checks = _parse_checks(e)
+    checked_scalars = _parse_checked_scalars(e, schema)
+    no_overlap = _parse_no_overlap(e, schema, impl, variants)
     tags = _parse_tags(e)
     _check_views(e, schema, impl, variants, tags)
     _check_variants(e, schema, impl, variants)
     derivatives = _parse_derivatives(e, schema, impl)
     return NativeFunction(
         schema=schema, line=e.line, lines=dict(e.raw.lines), variants=variants, dtypes=dtypes_name,
-        dtype_list=dtype_list, promotion=promotion, impl=impl, checks=checks, derivatives=derivatives,
+        dtype_list=dtype_list, promotion=promotion, impl=impl, checks=checks, checked_scalars=checked_scalars,
+        no_overlap=no_overlap,
+        derivatives=derivatives,
         python_module=_parse_python_module(e), tags=tags, doc=_parse_doc(e), test=_parse_test(e),
         autocast=_parse_autocast(e, schema))
 
@@ -354,6 +360,53 @@ def _parse_checks(e: _Entry) -> tuple[tuple[str, str], ...]:
                                                for k, v in checks.items()):
         raise e.err("checks must map C++ conditions to error messages: {\"cond\": \"message\"}", "checks")
     return tuple((k, v) for k, v in checks.items())
+
+
+def _parse_checked_scalars(e: _Entry, schema: FunctionSchema) -> tuple[tuple[str, str], ...]:
+    """`checked_scalars: [min, max]` or `{value: opmath}`: Scalar arguments (or Tensor arguments, when the
+    caller passed a Python number for them) that the kernel converts to the op's dtype (the computation dtype when the op has `promotion:`, else self's), refused when they do not fit
+    it (PyTorch's checked conversion). `opmath` checks against float32 for float16/bfloat16, for the ops that
+    PyTorch converts in float32; `integral` checks only integral dtypes (floating ones take the number as a
+    double)."""
+    value = e.get("checked_scalars")
+    if value is None:
+        return ()
+    names = _name_list(value)
+    if names is not None:
+        pairs = [(n, "dtype") for n in names]
+    elif isinstance(value, dict) and all(isinstance(v, str) for v in value.values()):
+        pairs = list(value.items())
+    else:
+        raise e.err("checked_scalars must be a list of Scalar arguments or {argument: dtype|opmath|integral}",
+                    "checked_scalars")
+    for name, target in pairs:
+        arg = schema.arg(name)
+        if arg is None or arg.type.base not in ("Scalar", "Tensor") or arg.type.is_list or arg.type.optional and arg.type.base == "Tensor":
+            raise e.err(f"checked_scalars: '{name}' is not a Scalar or Tensor argument of this op",
+                        "checked_scalars")
+        if target not in CHECKED_SCALAR_TARGETS:
+            raise e.err(f"checked_scalars: '{name}: {target}': the target must be one of "
+                        f"{', '.join(CHECKED_SCALAR_TARGETS)}", "checked_scalars")
+    return tuple(pairs)
+
+
+def _parse_no_overlap(e: _Entry, schema: FunctionSchema, impl, variants) -> tuple[str, ...]:
+    """`no_overlap: [mat1, mat2]`: Tensor inputs of a kernel op's out= or in-place variant that may not share any
+    memory with the written-to tensor (the kernel reads them after writing it). Every other input may overlap
+    it fully but not partially (stage/Outputs.h)."""
+    value = e.get("no_overlap")
+    if value is None:
+        return ()
+    names = _name_list(value)
+    if names is None:
+        raise e.err("no_overlap must be a list of Tensor arguments", "no_overlap")
+    if not isinstance(impl, Kernels) or not ({"inplace", "out"} & set(variants)):
+        raise e.err("no_overlap is for ops with `dispatch:` kernels and an inplace or out variant", "no_overlap")
+    for name in names:
+        arg = schema.arg(name)
+        if arg is None or arg.type.base != "Tensor":
+            raise e.err(f"no_overlap: '{name}' is not a Tensor argument of this op", "no_overlap")
+    return tuple(names)
 
 
 def _parse_tags(e: _Entry) -> tuple[str, ...]:

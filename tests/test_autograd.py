@@ -688,3 +688,26 @@ def test_multi_output_ops_with_one_output_used():
         (g,) = tl.autograd.grad(pick().sum(), x)
         (want,) = tl.autograd.grad(single().sum(), x)
         np.testing.assert_allclose(np_(g), np_(want), rtol=1e-12)
+
+
+def test_tensor_hook_may_not_change_shape_dtype():
+    # As PyTorch: a hook returns a new gradient value, never one of another size or type.
+    def check(hook, match, on_leaf):
+        x = tl.ones(3, requires_grad=True)
+        y = x if on_leaf else x * 2
+        y.register_hook(hook)
+        with pytest.raises(RuntimeError, match=match):
+            y.sum().backward()
+
+    def total(g):
+        return g.sum()
+
+    for on_leaf in (True, False):
+        check(total, r"hook 'total' has changed the size of value", on_leaf)
+        check(lambda g: g[None], "has changed the size of value", on_leaf)
+        check(lambda g: g.double(), r"has changed the type of value \(was float32 on cpu got float64 on cpu\)",
+              on_leaf)
+    x = tl.ones(3, requires_grad=True)
+    x.register_hook(lambda g: g * 3)
+    x.sum().backward()
+    assert x.grad.tolist() == [3.0, 3.0, 3.0]

@@ -39,7 +39,27 @@ def test_unknown_key():
           composite: true
           bogus: 1
         """, 3, "foo", "unknown key 'bogus' (known keys: func, variants, dtypes, promotion, pointwise, dispatch, "
-        "meta, composite, checks, derivatives, jvp, python_module, tags, doc, test, autocast)")
+        "meta, composite, checks, checked_scalars, no_overlap, derivatives, jvp, python_module, tags, doc, test, "
+        "autocast)")
+
+
+def test_checked_scalars_and_no_overlap():
+    check("""
+        - func: foo(Tensor self, int n) -> Tensor
+          composite: true
+          checked_scalars: [n]
+        """, 3, "foo", "checked_scalars: 'n' is not a Scalar or Tensor argument of this op")
+    check("""
+        - func: foo(Tensor self, Scalar v) -> Tensor
+          composite: true
+          checked_scalars: {v: wide}
+        """, 3, "foo", "checked_scalars: 'v: wide': the target must be one of dtype, opmath, integral")
+    check("""
+        - func: foo(Tensor self, Tensor src) -> Tensor
+          variants: [function, out]
+          composite: true
+          no_overlap: [src]
+        """, 4, "foo", "no_overlap is for ops with `dispatch:` kernels and an inplace or out variant")
 
 
 def test_unknown_type():

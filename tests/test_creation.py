@@ -280,3 +280,30 @@ def test_tensor_takes_python_types_as_dtypes_and_refuses_ragged_or_mapping_data(
         tl.tensor({1: 2})
     with pytest.raises(RuntimeError, match="Could not infer dtype of set"):
         tl.tensor({1, 2})
+
+
+def test_numpy_refuses_a_tensor_that_requires_grad():
+    x = tl.ones(2, requires_grad=True)
+    with pytest.raises(RuntimeError, match=r"Can't call numpy\(\) on Tensor that requires grad"):
+        x.numpy()
+    assert x.detach().numpy().tolist() == [1.0, 1.0]
+    assert x.numpy(force=True).tolist() == [1.0, 1.0]
+    assert x.tolist() == [1.0, 1.0]  # tolist needs no detach, as in PyTorch
+    assert tl.ones(2, dtype=tl.float16, requires_grad=True).tolist() == [1.0, 1.0]
+
+
+def test_a_number_argument_takes_only_a_0_dim_tensor():
+    x = tl.zeros(3)
+    assert x.fill_(tl.tensor(2.0)).tolist() == [2.0, 2.0, 2.0]
+    with pytest.raises(TypeError, match="fill_"):
+        x.fill_(tl.tensor([1.0]))
+    with pytest.raises(TypeError, match="alpha"):
+        tl.add(x, 1, alpha=tl.tensor([2.0]))
+
+
+def test_to_refuses_a_number_for_a_tensor():
+    x = tl.zeros(3)
+    for bad in (lambda: x.to(5), lambda: x.type_as(5), lambda: x.expand_as(5), lambda: x.view_as(2.0)):
+        with pytest.raises(TypeError):
+            bad()
+    assert x.to(tl.ones(1, dtype=tl.int32)).dtype == tl.int32

@@ -81,6 +81,25 @@ def _flatten(data, out):
             _flatten(item, out)
 
 
+def _check_integral_fit(flat, np_dtype, build, explicit):
+    """PyTorch's checked conversion of each number to an integral dtype: NaN, infinities and values out of range
+    are refused (an unsigned dtype takes negatives down to -max, which wrap); ints past int64 without a dtype
+    give PyTorch's ValueError."""
+    info = np.iinfo(np_dtype)
+    lo = -int(info.max) if info.min == 0 else int(info.min)
+    hi = int(info.max)
+    for v in flat:
+        if isinstance(v, (float, np.floating)):
+            ok = v == v and lo <= v <= hi  # NaN and infinities fail the comparisons
+        else:
+            ok = lo <= int(v) <= hi
+        if not ok:
+            if not explicit and isinstance(v, int):
+                raise ValueError("Overflow when unpacking long long")
+            name = repr(build).split(".")[1]
+            raise RuntimeError(f"tensor(): value {v} cannot be converted to type {name} without overflow")
+
+
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
     """torchlite.tensor(data, *, dtype=None, device=None, requires_grad=False): a new tensor copied from data.
 
@@ -114,10 +133,12 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
         # bfloat16, which NumPy lacks, goes through float64.
         build = dtype if dtype is not None else inferred
         np_dtype = _NP_DTYPES.get(repr(build).split(".")[1], np.float64)
-        try:
+        if np.dtype(np_dtype).kind in "iu":
+            _check_integral_fit(flat, np_dtype, build, explicit=dtype is not None)
+            # Through int64, so that negatives wrap into an unsigned dtype as in PyTorch (-1 -> 255).
+            arr = np.array(flat, dtype=np.int64).astype(np_dtype).reshape(shape)
+        else:
             arr = np.array(flat, dtype=np_dtype).reshape(shape)
-        except OverflowError:
-            raise RuntimeError(f"Overflow when unpacking long: value out of range for {build}") from None
         src = _C._from_buffer(arr)
         if build is _C.bfloat16:
             dtype = _C.bfloat16

@@ -8,19 +8,27 @@ class Tensor(_C.TensorBase):
     Methods and operators are generated from native_functions.yaml; this class
     adds the Python-side extras (printing, NumPy and list conversion)."""
 
-    def numpy(self):
-        """A NumPy array sharing this tensor's memory (CPU tensors)."""
+    def numpy(self, *, force=False):
+        """A NumPy array sharing this tensor's memory (CPU tensors). As PyTorch, a tensor that requires grad
+        is refused (detach it first); force=True detaches and copies to the CPU when needed."""
         import numpy as np
 
+        if force:
+            return np.asarray(self.detach().cpu())
+        if self.requires_grad:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
+                               "instead.")
         return np.asarray(self)
 
     def tolist(self):
         """The tensor's values as (nested) Python lists of numbers (copied from the device first for CUDA)."""
+        import numpy as np
+
         if self.device.type != "cpu":
             return self.cpu().tolist()
         if self.dtype in (_C.float16, _C.bfloat16):
-            return _C._to_dtype(self, _C.float32).numpy().tolist()
-        return self.numpy().tolist()
+            return np.asarray(_C._to_dtype(self.detach(), _C.float32)).tolist()
+        return np.asarray(self).tolist()
 
     def norm(self, p="fro", dim=None, keepdim=False, dtype=None):
         """norm(p='fro', dim=None, keepdim=False, dtype=None): see torchlite.norm."""

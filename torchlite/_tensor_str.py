@@ -205,8 +205,8 @@ def _values(t):
     if t.device.type != "cpu":
         t = t.cpu()
     if t.dtype in (_C.float16, _C.bfloat16):
-        return _C._to_dtype(t, _C.float32).numpy()
-    return t.numpy()
+        t = _C._to_dtype(t.detach(), _C.float32)
+    return np.asarray(t)  # the buffer: printing needs no detach
 
 
 def _contents_str(t, indent, opts):

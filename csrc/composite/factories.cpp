@@ -25,6 +25,7 @@ Tensor composite::full(IntArrayRef size, const Scalar& fill_value, std::optional
   ScalarType t = dtype.value_or(fill_value.is_bool()                 ? ScalarType::Bool
                                 : fill_value.is_integral(false)      ? ScalarType::Int64
                                                                      : default_dtype());
+  check_scalar_fits("full", fill_value, t);  // before allocating
   // The functional fill writes a fresh tensor, so the result starts at _version 0.
   return torchlite::fill(torchlite::empty(size, t, device), fill_value);
 }
@@ -48,6 +49,7 @@ Tensor composite::ones_like(const Tensor& self, std::optional<ScalarType> dtype,
 
 Tensor composite::full_like(const Tensor& self, const Scalar& fill_value, std::optional<ScalarType> dtype,
                             std::optional<Device> device) {
+  check_scalar_fits("full_like", fill_value, dtype.value_or(self.scalar_type()));  // before allocating
   return torchlite::fill_(torchlite::empty_like(self, dtype, device), fill_value);
 }
 

@@ -15,7 +15,7 @@
 #include "kernels/dstack.h"
 #include "kernels/expand_as.h"
 #include "kernels/flatten_using_ints.h"
-#include "kernels/flip.h"
+#include "ops/flip.h"
 #include "kernels/fliplr.h"
 #include "kernels/flipud.h"
 #include "kernels/hstack.h"
@@ -385,25 +385,6 @@ Tensor composite::tile(const Tensor& self, IntArrayRef dims) {
   for (int64_t i = static_cast<int64_t>(dims.size()); i < self.dim(); ++i) r.push_back(1);
   for (int64_t d : dims) r.push_back(d);
   return repeat(self, r.ref());
-}
-
-Tensor composite::flip(const Tensor& self, IntArrayRef dims) {
-  // One index_select per flipped dim with the indices n-1 .. 0, so the result records
-  // its history like any other op's.
-  // A 0-dim tensor has one dim to name (0 or -1), and nothing to flip.
-  std::vector<bool> seen(static_cast<size_t>(std::max<int64_t>(self.dim(), 1)), false);
-  for (int64_t dim : dims) {
-    int64_t d = self.wrap_dim(dim);
-    TL_CHECK(!seen[d], "dim ", d, " appears multiple times in the list of dims");
-    seen[d] = true;
-  }
-  Tensor result = self;
-  for (int64_t d = 0; d < self.dim(); ++d) {
-    const int64_t n = self.sizes()[d];
-    if (!seen[d] || n < 2) continue;
-    result = index_select(result, d, arange(n - 1, -1, -1, ScalarType::Int64, self.device()));
-  }
-  return result.is_same(self) ? clone(self) : result;
 }
 
 Tensor composite::fliplr(const Tensor& self) {

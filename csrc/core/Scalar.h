@@ -1,6 +1,7 @@
 #pragma once
 // A Python number on the C++ side: bool, int64 (kept exact) or double.
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "core/ScalarType.h"
@@ -36,7 +37,9 @@ class Scalar {
   }
 
   double to_double() const { return tag_ == Tag::Double ? v_.d : static_cast<double>(v_.i); }
-  int64_t to_long() const { return tag_ == Tag::Double ? static_cast<int64_t>(v_.d) : v_.i; }
+  // A double outside int64's range (or NaN) has no defined C++ conversion: it saturates here (NaN gives 0);
+  // ops that must refuse such values check fits() first.
+  int64_t to_long() const { return tag_ == Tag::Double ? double_to_long(v_.d) : v_.i; }
   bool to_bool() const { return tag_ == Tag::Double ? v_.d != 0 : v_.i != 0; }
 
   // Value converted to a computation type (double for floats, exact int64 for ints).
@@ -52,6 +55,13 @@ class Scalar {
   }
 
  private:
+  static int64_t double_to_long(double d) {
+    if (!(d == d)) return 0;
+    if (d >= 9223372036854775808.0) return INT64_MAX;
+    if (d < -9223372036854775808.0) return INT64_MIN;
+    return static_cast<int64_t>(d);
+  }
+
   Tag tag_;
   union {
     int64_t i;
@@ -60,5 +70,16 @@ class Scalar {
 };
 
 std::string to_string(const Scalar& s);
+
+// PyTorch's checked conversion of a Python number to a tensor's dtype (c10's checked_convert): whether `s`
+// can be stored in dtype `t` without overflow. Integers: in range (an unsigned type also takes negative
+// values down to -max, which wrap as two's complement); NaN and infinities never fit. Floating types:
+// finite values within the type's range, and any infinity or NaN. bool takes anything.
+bool scalar_fits(const Scalar& s, ScalarType t);
+// Raises RuntimeError "<op>: value <s> cannot be converted to type <C++ type> without overflow".
+void check_scalar_fits(const char* op, const Scalar& s, ScalarType t);
+inline void check_scalar_fits(const char* op, const std::optional<Scalar>& s, ScalarType t) {
+  if (s.has_value()) check_scalar_fits(op, *s, t);
+}
 
 }  // namespace torchlite

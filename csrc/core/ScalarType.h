@@ -56,6 +56,10 @@ constexpr bool is_floating_type(ScalarType t) {
   return t == ScalarType::Half || t == ScalarType::Float || t == ScalarType::Double ||
          t == ScalarType::BFloat16;
 }
+// The dtype PyTorch computes a reduced-precision floating dtype's values in (float32); any other unchanged.
+constexpr ScalarType opmath_dtype(ScalarType t) {
+  return t == ScalarType::Half || t == ScalarType::BFloat16 ? ScalarType::Float : t;
+}
 constexpr bool is_integral_type(ScalarType t, bool include_bool) {
   return (t >= ScalarType::UInt8 && t <= ScalarType::Int64) || (include_bool && t == ScalarType::Bool);
 }

@@ -22,7 +22,8 @@ DimVector contiguous_strides(IntArrayRef sizes) {
   int64_t n = 1;
   for (size_t i = sizes.size(); i-- > 0;) {
     strides[i] = n;
-    n *= sizes[i] > 1 ? sizes[i] : 1;
+    // Only an empty tensor's strides can overflow here, and they are never used: saturate.
+    if (__builtin_mul_overflow(n, sizes[i] > 1 ? sizes[i] : 1, &n)) n = INT64_MAX;
   }
   return strides;
 }
@@ -36,6 +37,24 @@ int64_t compute_numel(IntArrayRef sizes) {
     n *= s;
   }
   return n;
+}
+
+void check_wrapped_number_fits(const char* op, const Tensor& t, ScalarType dtype) {
+  if (t.defined() && t.is_wrapped_number()) check_scalar_fits(op, item(t), dtype);
+}
+
+bool storage_nbytes_needed(IntArrayRef sizes, IntArrayRef strides, int64_t offset, int64_t itemsize,
+                           int64_t* nbytes) {
+  *nbytes = 0;
+  for (int64_t s : sizes)
+    if (s == 0) return true;
+  int64_t extent = offset;  // the last element's index, then the element count
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    int64_t term;
+    if (__builtin_mul_overflow(sizes[i] - 1, strides[i], &term) || __builtin_add_overflow(extent, term, &extent))
+      return false;
+  }
+  return !__builtin_add_overflow(extent, int64_t{1}, &extent) && !__builtin_mul_overflow(extent, itemsize, nbytes);
 }
 
 void check_sizes_nonnegative(const char* op, IntArrayRef sizes) {

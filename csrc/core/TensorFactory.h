@@ -18,6 +18,8 @@ Tensor make_alias(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, in
 Tensor scalar_to_tensor(const Scalar& s, bool wrapped);
 // Reads element 0 of a 1-element tensor as a Scalar (bool, int64 or double).
 Scalar item(const Tensor& t);
+// check_scalar_fits on a Python number passed for a Tensor argument (a wrapped number); other tensors pass.
+void check_wrapped_number_fits(const char* op, const Tensor& t, ScalarType dtype);
 // Resizes t in place to sizes (contiguous strides), reallocating its storage when too small.
 void resize_tensor(const Tensor& t, IntArrayRef sizes);
 
@@ -38,6 +40,10 @@ bool has_internal_overlap(const Tensor& t);
 void check_no_internal_overlap(const Tensor& out);
 void check_no_partial_overlap(const Tensor& out, const Tensor& in);
 int64_t compute_numel(IntArrayRef sizes);
+// The bytes a storage needs for a view (sizes, strides >= 0, offset >= 0, in elements of `itemsize` bytes):
+// (offset + 1 + sum (size - 1) * stride) * itemsize, 0 when a size is 0. False when that overflows int64.
+bool storage_nbytes_needed(IntArrayRef sizes, IntArrayRef strides, int64_t offset, int64_t itemsize,
+                           int64_t* nbytes);
 // Checks sizes are non-negative; the message names the op.
 void check_sizes_nonnegative(const char* op, IntArrayRef sizes);
 

@@ -23,12 +23,19 @@ void TensorImpl::release_last_reference() {
   delete this;
 }
 
+int64_t checked_numel(IntArrayRef sizes) {
+  int64_t n = 1;
+  bool overflow = false;  // once overflowed, always (as PyTorch: (2**62, 2**62, 0) is refused, (0, 2**62, 2**62) not)
+  for (int64_t s : sizes) overflow |= __builtin_mul_overflow(n, s, &n);
+  TL_CHECK(!overflow, "numel: integer multiplication overflow");
+  return n;
+}
+
 void TensorImpl::set_geometry(IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
+  const int64_t n = checked_numel(sizes);  // before any change: a refused geometry leaves the tensor as it was
   sizes_.assign(sizes);
   strides_.assign(strides);
   offset_ = offset;
-  int64_t n = 1;
-  for (int64_t s : sizes) n *= s;
   numel_ = n;
   refresh_contiguous();
 }
@@ -46,15 +53,15 @@ void TensorImpl::shallow_copy_from(const TensorImpl& src) {
 }
 
 void TensorImpl::set_contiguous_geometry(IntArrayRef sizes) {
+  const int64_t numel = checked_numel(sizes);
   sizes_.assign(sizes);
   strides_.resize(sizes.size());
   int64_t n = 1;
   for (size_t i = sizes.size(); i-- > 0;) {
     strides_[i] = n;
-    n *= sizes[i] > 1 ? sizes[i] : 1;
+    // Only an empty tensor's strides can overflow here, and they are never used: saturate.
+    if (__builtin_mul_overflow(n, sizes[i] > 1 ? sizes[i] : 1, &n)) n = INT64_MAX;
   }
-  int64_t numel = 1;
-  for (int64_t s : sizes) numel *= s;
   numel_ = numel;
   offset_ = 0;
   is_contiguous_ = true;

@@ -33,6 +33,10 @@ inline bool& inference_mode_flag() {
   return enabled;
 }
 
+// The product of `sizes`, refused with PyTorch's RuntimeError "numel: integer multiplication overflow" when it
+// does not fit int64 (an expanded view's sizes, e.g. expand(2**32, 2**32)). Every geometry goes through it.
+int64_t checked_numel(IntArrayRef sizes);
+
 class TensorImpl final : public intrusive_target {
  public:
   TensorImpl(Storage storage, ScalarType dtype, Device device)

@@ -40,7 +40,8 @@ static bool check_arg(const ArgSpec& a, PyObject* obj, bool numbers_as_tensors) 
   if (obj == Py_None) return a.optional;
   switch (a.kind) {
     case ArgKind::Tensor: return is_tensor(obj) || (numbers_as_tensors && a.number_ok && is_number(obj));
-    case ArgKind::Scalar: return is_number(obj) || (is_tensor(obj) && unwrap(obj).numel() == 1);
+    // As PyTorch, a tensor passes for a number only when it is 0-dim (fill_(tensor([1.])) is refused).
+    case ArgKind::Scalar: return is_number(obj) || (is_tensor(obj) && unwrap(obj).dim() == 0);
     case ArgKind::Int: return is_int_like(obj);
     case ArgKind::Float: return PyFloat_Check(obj) || (is_number(obj) && !PyBool_Check(obj));
     case ArgKind::Bool: return PyBool_Check(obj);

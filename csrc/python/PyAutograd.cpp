@@ -90,7 +90,18 @@ struct PyTensorHook {
     if (r.is_none()) return Tensor();
     TL_CHECK_TYPE(is_tensor(r.ptr()), "hook: expected a Tensor or None as the return value, got ",
                   Py_TYPE(r.ptr())->tp_name);
-    return unwrap(r.ptr());
+    const Tensor& out = unwrap(r.ptr());
+    // As PyTorch: a hook may change the gradient's values, not its shape, dtype or device.
+    if (grad.defined() && out.defined()) {
+      const std::string name = py::str(py::getattr(fn, "__name__", py::str("hook")));
+      TL_CHECK(out.sizes().equals(grad.sizes()), "hook '", name, "' has changed the size of value (was ",
+               grad.sizes(), " got ", out.sizes(), ")");
+      TL_CHECK(out.scalar_type() == grad.scalar_type() && out.device() == grad.device(), "hook '", name,
+               "' has changed the type of value (was ", scalar_type_python_name(grad.scalar_type()), " on ",
+               to_string(grad.device()), " got ", scalar_type_python_name(out.scalar_type()), " on ",
+               to_string(out.device()), ")");
+    }
+    return out;
   }
 };
 

@@ -1,5 +1,8 @@
 #include "stage/Outputs.h"
 
+#include "core/Error.h"
+#include "core/TensorFactory.h"
+
 #include "autograd/GradMode.h"
 #include "kernels/ElementwiseIter.h"
 
@@ -20,6 +23,19 @@ static void write_check(const Tensor& t) {
 void check_out_dtype(ScalarType expected, const Tensor& out) {
   TL_CHECK(out.scalar_type() == expected, "Expected out tensor to have dtype ", cpp_type_name(expected),
            ", but got ", cpp_type_name(out.scalar_type()), " instead");
+}
+
+void check_write_overlap(const Tensor& out, bool internal_ok) {
+  if (!internal_ok) check_no_internal_overlap(out);
+}
+
+void check_input_overlap(const Tensor& out, const Tensor& in, bool strict) {
+  if (!in.defined()) return;
+  if (!strict) return check_no_partial_overlap(out, in);
+  const MemOverlap o = mem_overlap(out, in);
+  TL_CHECK(o != MemOverlap::Full && o != MemOverlap::Partial, "unsupported operation: some elements of the input "
+           "tensor and the written-to tensor refer to a single memory location. Please clone() the tensor before "
+           "performing the operation.");
 }
 
 void prepare_out(const OpInfo& op, const TensorMeta& meta, const Tensor& out) {

@@ -113,10 +113,10 @@ def assert_matches_reference(actual, expected_f64, dtype, what="", tolerances=No
         f"{what}: shape {tuple(actual.shape)}, expected {np.shape(expected_f64)}"
     ref = np.asarray(expected_f64, dtype=np.float64)
     if dtype == "bool":
-        np.testing.assert_array_equal(actual.numpy(), ref != 0, err_msg=what)
+        np.testing.assert_array_equal(np.asarray(actual), ref != 0, err_msg=what)
     elif dtype in INTEGRAL:
         expected = ref.astype(np.int64).astype(NP_DTYPES[dtype])
-        np.testing.assert_array_equal(actual.numpy(), expected, err_msg=what)
+        np.testing.assert_array_equal(np.asarray(actual), expected, err_msg=what)
     else:
         rtol, atol = (tolerances or TOLERANCES)[dtype]
         np.testing.assert_allclose(to_f64(actual), ref, rtol=rtol, atol=atol, equal_nan=True, err_msg=what)

@@ -18,16 +18,14 @@ Tensor kernels::empty_strided_any(IntArrayRef size, IntArrayRef stride, std::opt
            ") must match dimensionality of strides (", stride.size(), ")");
   check_sizes_nonnegative("empty_strided", size);
   // The storage must hold element 1 + sum (size - 1) * stride; refuse what cannot be addressed.
-  bool ok = true;
-  int64_t extent = 1;
-  for (size_t i = 0; i < size.size() && ok; ++i) {
-    if (size[i] == 0) continue;
-    int64_t term;
-    ok = stride[i] >= 0 && !__builtin_mul_overflow(size[i] - 1, stride[i], &term) &&
-         !__builtin_add_overflow(extent, term, &extent);
-  }
+  bool ok = true, empty = false;
+  for (int64_t s : size) empty = empty || s == 0;
+  for (int64_t s : stride) ok = ok && (empty || s >= 0);
+  int64_t nbytes = 0;
+  const ScalarType t = dtype.value_or(default_dtype());
+  ok = ok && storage_nbytes_needed(size, stride, 0, element_size(t), &nbytes);
   TL_CHECK(ok, "empty_strided: Storage size calculation overflowed with sizes=", size, " and strides=", stride);
-  return empty_strided_tensor(size, stride, dtype.value_or(default_dtype()), device.value_or(Device()));
+  return empty_strided_tensor(size, stride, t, device.value_or(Device()));
 }
 
 // PyTorch's preserve_format: a dense tensor lends its strides (a transposed

@@ -272,15 +272,13 @@ Tensor kernels::as_strided_any(const Tensor& self, IntArrayRef size, IntArrayRef
   TL_CHECK(size.size() == stride.size(), "mismatch in length of strides and shape");
   int64_t offset = storage_offset.value_or(self.storage_offset());
   TL_CHECK(offset >= 0, "Tensor: invalid storage offset ", offset);
-  int64_t last = 0;
-  bool empty = false;
   for (size_t i = 0; i < size.size(); ++i) {
     TL_CHECK(size[i] >= 0, "Trying to create tensor with negative dimension ", size[i], ": ", size);
     TL_CHECK(stride[i] >= 0, "as_strided: Negative strides are not supported at the moment, got strides: ", stride);
-    if (size[i] == 0) empty = true;
-    last += (size[i] - 1) * stride[i];
   }
-  int64_t needed = empty ? 0 : (offset + last + 1) * self.element_size();
+  int64_t needed = 0;
+  TL_CHECK(storage_nbytes_needed(size, stride, offset, self.element_size(), &needed),
+           "Storage size calculation overflowed with sizes=", size, " and strides=", stride);
   int64_t have = static_cast<int64_t>(self.impl()->storage()->nbytes());
   TL_CHECK(needed <= have, "setStorage: sizes ", size, ", strides ", stride, ", storage offset ", offset,
            ", and itemsize ", self.element_size(), " requiring a storage size of ", needed,
