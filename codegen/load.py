@@ -364,8 +364,9 @@ def _parse_checks(e: _Entry) -> tuple[tuple[str, str], ...]:
 
 def _parse_checked_scalars(e: _Entry, schema: FunctionSchema) -> tuple[tuple[str, str], ...]:
     """`checked_scalars: [min, max]` or `{value: opmath}`: Scalar arguments (or Tensor arguments, when the
-    caller passed a Python number for them) that the kernel converts to the op's dtype (the computation dtype when the op has `promotion:`, else self's), refused when they do not fit
-    it (PyTorch's checked conversion). `opmath` checks against float32 for float16/bfloat16, for the ops that
+    caller passed a Python number for them) that the kernel converts to the op's dtype (the computation
+    dtype when the op has `promotion:`, else self's), refused when they do not fit it (PyTorch's checked
+    conversion). `opmath` checks against float32 for float16/bfloat16, for the ops that
     PyTorch converts in float32; `integral` checks only integral dtypes (floating ones take the number as a
     double)."""
     value = e.get("checked_scalars")
@@ -381,7 +382,8 @@ def _parse_checked_scalars(e: _Entry, schema: FunctionSchema) -> tuple[tuple[str
                     "checked_scalars")
     for name, target in pairs:
         arg = schema.arg(name)
-        if arg is None or arg.type.base not in ("Scalar", "Tensor") or arg.type.is_list or arg.type.optional and arg.type.base == "Tensor":
+        if (arg is None or arg.type.base not in ("Scalar", "Tensor") or arg.type.is_list
+                or (arg.type.optional and arg.type.base == "Tensor")):
             raise e.err(f"checked_scalars: '{name}' is not a Scalar or Tensor argument of this op",
                         "checked_scalars")
         if target not in CHECKED_SCALAR_TARGETS:
@@ -391,7 +393,7 @@ def _parse_checked_scalars(e: _Entry, schema: FunctionSchema) -> tuple[tuple[str
 
 
 def _parse_no_overlap(e: _Entry, schema: FunctionSchema, impl, variants) -> tuple[str, ...]:
-    """`no_overlap: [mat1, mat2]`: Tensor inputs of a kernel op's out= or in-place variant that may not share any
+    """`no_overlap: [src]`: Tensor inputs of a kernel op's out= or in-place variant that may not share any
     memory with the written-to tensor (the kernel reads them after writing it). Every other input may overlap
     it fully but not partially (stage/Outputs.h)."""
     value = e.get("no_overlap")

@@ -373,7 +373,7 @@ class NativeFunction:
     promotion: Promotion | None
     impl: Pointwise | Kernels | AnyDevice | Composite
     checks: tuple[tuple[str, str], ...]  # (C++ condition, message), checked before the kernel runs
-    # (Scalar argument, "dtype" | "opmath"): numbers that must fit the op's dtype, checked with `checks`
+    # (Scalar argument, "dtype" | "opmath" | "integral"): numbers that must fit the op's dtype (check_args)
     checked_scalars: tuple[tuple[str, str], ...]
     # Tensor inputs that may not overlap an out= or in-place target at all (others: not partially)
     no_overlap: tuple[str, ...]
