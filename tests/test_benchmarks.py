@@ -116,7 +116,7 @@ def test_bad_arguments_are_reported():
 
 
 def test_cuda_benchmark_runs_or_says_there_is_no_gpu(tmp_path, capsys):
-    """benchmarks/cuda.py: a quick run on a GPU (copy, add and matmul numbers), else a clear message."""
+    """benchmarks/cuda.py: a quick run on a GPU (every case of issue 20's table), else a clear message."""
     from benchmarks import cuda
 
     out = tmp_path / "cuda.json"
@@ -126,5 +126,16 @@ def test_cuda_benchmark_runs_or_says_there_is_no_gpu(tmp_path, capsys):
         assert "no CUDA device here" in text
         return
     result = json.loads(text)
-    assert result["copy_GBps"] > 0 and result["add_GBps"] > 0
-    assert [m["dtype"] for m in result["matmul"]] == ["float32", "float16"]
+    assert result["copy_GBps"] > 0
+    assert [row["case"] for row in result["cases"]] == [case[0] for case in cuda.CASES]
+    assert all(row["torchlite_us"] > 0 for row in result["cases"])
+
+
+def test_cuda_benchmark_cases_run_on_the_cpu(capsys):
+    """Every case of benchmarks/cuda.py runs (at the quick sizes) on the CPU, so the GPU run meets no typo."""
+    from benchmarks import cuda
+
+    assert cuda.main(["--quick", "--device", "cpu", "--min-time", "0.001"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert [row["case"] for row in result["cases"]] == [case[0] for case in cuda.CASES]
+    assert all(row["torchlite_us"] > 0 for row in result["cases"])

@@ -86,6 +86,53 @@ def test_matches_cpu_kernel(name, i):
     assert_same(expected, actual, f"{name} sample {i}")
 
 
+def _layouts():
+    """(name, tensor): the layouts gpu::strided_rows reads in place (kept dims folded into two strided runs,
+    reduced dims into one) and those it must copy first."""
+    base = arr((6, 5, 40), seed=11)
+    return [
+        ("contiguous", base),
+        ("sliced", base[1:5, :, 3:33]),
+        ("stepped", base[:, ::2, ::3]),
+        ("permuted", base.permute(2, 0, 1)),
+        ("expanded", arr((1, 5, 1), seed=12).expand(6, 5, 40)),
+        ("offset", base.reshape(-1)[7:7 + 4 * 5 * 39].reshape(4, 5, 39)),
+        ("long", arr((3, 2000), seed=13)),
+        ("long_columns", arr((2000, 3), seed=14)),
+    ]
+
+
+LAYOUT_REDUCTIONS = {
+    "sum": lambda x, d: x.sum(d),
+    "amax": lambda x, d: x.amax(d),
+    "argmax": lambda x, d: x.argmax(d if isinstance(d, int) else None),
+    "max": lambda x, d: x.max(d) if isinstance(d, int) else x.max(),
+    "var": lambda x, d: x.var(d),
+    "norm": lambda x, d: x.norm(3, d),
+    "any": lambda x, d: (x > 1).any(d) if isinstance(d, int) else (x > 1).any(),
+}
+
+
+@pytest.mark.parametrize("op", sorted(LAYOUT_REDUCTIONS))
+def test_reductions_read_strided_rows_in_place(op):
+    """Every reduction over every dim set of tensors laid out in many ways: the host compilation of the CUDA
+    reductions (which reads strided rows in place where it can) equals the CPU kernels."""
+    f = LAYOUT_REDUCTIONS[op]
+    for name, x in _layouts():
+        dims = [None] + list(range(x.dim())) + [(0, 1), (1, 2), (0, 2)]
+        for d in dims:
+            if x.dim() < 3 and isinstance(d, tuple) and max(d) >= x.dim():
+                continue
+            if op in ("argmax", "max", "any") and isinstance(d, tuple):
+                continue
+            expected = f(x, d)
+            with gpu_kernels_on_host():
+                actual = f(x, d)
+            if isinstance(expected, tuple):
+                expected, actual = tuple(expected), tuple(actual)
+            assert_same(expected, actual, f"{op} of {name} over {d}")
+
+
 def test_flag_is_off_by_default_and_restored():
     assert _C._set_gpu_kernels_on_host(False) is False
     with gpu_kernels_on_host():

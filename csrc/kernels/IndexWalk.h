@@ -231,7 +231,8 @@ struct AdvancedIndex {
 };
 
 // The checks and the result's shape, and with build also `lin` (on self's device; index tensors on a CUDA
-// device are read through a host copy). Defined in kernels/cpu/indexing.cpp.
+// device are read through a host copy). Without build, integer index tensors are not read (no copy); bool
+// masks are, for their counts. Defined in kernels/cpu/indexing.cpp.
 AdvancedIndex plan_index(const Tensor& self, ArrayRef<std::optional<Tensor>> indices, bool build);
 
 // A contiguous host copy of t (index values the host must read).

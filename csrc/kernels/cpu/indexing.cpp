@@ -270,8 +270,10 @@ AdvancedIndex index_walk::plan_index(const Tensor& self, ArrayRef<std::optional<
       continue;
     }
     // Index values are read on the host: an index on a CUDA device is copied here first (the result's
-    // offsets go back to self's device below).
-    const Tensor t = entry->device().is_cpu() ? *entry : contiguous_on_host(*entry);
+    // offsets go back to self's device below). Without build, an integer index gives only its dtype and
+    // shape: no copy (the metas call this, and the CUDA kernels check the values on the device).
+    const bool mask = entry->scalar_type() == ScalarType::Bool || entry->scalar_type() == ScalarType::UInt8;
+    const Tensor t = entry->device().is_cpu() || (!build && !mask) ? *entry : contiguous_on_host(*entry);
     ScalarType st = t.scalar_type();
     if (st == ScalarType::Bool || st == ScalarType::UInt8) {
       if (t.dim() == 0) {

@@ -4,6 +4,7 @@
 //    thread per i: f must not depend on the order, and two calls must not write the same element unless
 //    the kernel says how); for_each(n, f, work) says that each call does about `work` elements of work,
 //    which the host uses to share the calls among its threads;
+//  - Backend::map(n, src, dst, f) sets dst[i] = f(src[i]) over dense arrays (vector accesses on CUDA);
 //  - Backend::to_host(dst, src, nbytes) reads device memory into host memory.
 // Each .inc is compiled twice: by nvcc into kernels::<name> with CudaBackend (kernels/cuda/Backend.cuh),
 // and by the C++ compiler into kernels::on_host::<name> with HostBackend (below), which runs on CPU
@@ -39,6 +40,12 @@ struct HostBackend {
     parallel_for(n, grain, [&](int64_t begin, int64_t end) {
       for (int64_t i = begin; i < end; ++i) f(i);
     });
+  }
+
+  // dst[i] = f(src[i]) for i in [0, n), both arrays dense.
+  template <typename S, typename D, typename F>
+  static void map(int64_t n, const S* src, D* dst, const F& f) {
+    for_each(n, [=](int64_t i) { dst[i] = f(src[i]); });
   }
 
   static void to_host(void* dst, const void* src, size_t nbytes) {
