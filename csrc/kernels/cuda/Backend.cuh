@@ -5,7 +5,7 @@
 #include <cuda_runtime.h>
 
 #include "core/Error.h"
-#include "kernels/cuda/Device.cuh"
+#include "kernels/gpu/Device.cuh"
 #include "kernels/gpu/Backend.h"
 
 namespace torchlite::gpu {

@@ -12,7 +12,7 @@
 #include "kernels/Convert.h"
 #include "kernels/ElementwiseIter.h"
 #include "kernels/Loops.h"
-#include "kernels/cuda/Device.cuh"
+#include "kernels/gpu/Device.cuh"
 
 namespace torchlite {
 

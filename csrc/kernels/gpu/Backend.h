@@ -66,6 +66,7 @@ struct Geometry {
 
   // The offset (in elements) of the element with row-major linear index i.
   TL_HOST_DEVICE int64_t offset(int64_t i) const {
+    if (ndim == 1) return i * strides[0];  // no division (i < sizes[0]): most geometries fold to one dim
     int64_t off = 0;
     for (int d = ndim - 1; d >= 0; --d) {
       const int64_t s = sizes[d];

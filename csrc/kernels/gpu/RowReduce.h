@@ -14,7 +14,7 @@
 // On the host (and on CUDA for layouts the kernels below do not cover): many rows, one thread per row;
 // few long rows, each split into P interleaved partials (thread c reads elements c, c + P, c + 2P...),
 // combined the same way until one thread per row finishes.
-// On CUDA (kernels/cuda/RowReduce.cuh): rows whose elements are contiguous are reduced by a warp each
+// On CUDA (kernels/gpu/RowReduce.cuh): rows whose elements are contiguous are reduced by a warp each
 // (16-byte loads) or, when there are few of them, by blocks that each reduce one share of a row and a
 // second pass over the shares; rows whose starts are contiguous (reductions over an outer dim) by blocks
 // of 32 neighbouring rows that read coalesced.
@@ -153,7 +153,7 @@ void reduce_level(const src_t* x, const RowLayout& l, const Op& op, const Load& 
 }  // namespace torchlite::gpu
 
 #ifdef __CUDACC__
-#include "kernels/cuda/RowReduce.cuh"
+#include "kernels/gpu/RowReduce.cuh"
 #endif
 
 namespace torchlite::gpu {

@@ -1,5 +1,6 @@
 #pragma once
-// The CUDA kernels of gpu::reduce_layout (kernels/gpu/RowReduce.h, which includes this under nvcc only):
+// The CUDA kernels of gpu::reduce_layout (kernels/gpu/RowReduce.h, which includes this under nvcc only; the
+// CUDA-only headers of kernels/gpu, *.cuh, are included by the .inc files only under __CUDACC__):
 //  - warp_rows_kernel: one warp per row of contiguous elements, 16-byte loads where the row is aligned;
 //  - block_rows_kernel: few long contiguous rows: blocks of 512 threads, each reducing one share of a
 //    row; the shares are then reduced as rows of their own (a second, small pass);
@@ -17,8 +18,7 @@
 
 #include "core/Error.h"
 #include "core/TensorFactory.h"
-#include "kernels/cuda/Backend.cuh"
-#include "kernels/cuda/Device.cuh"
+#include "kernels/gpu/Device.cuh"
 
 namespace torchlite::gpu::cuda_detail {
 
@@ -278,6 +278,16 @@ bool reduce_on_cuda(const src_t* x, const RowLayout& l, const Op& op, const Load
   return false;
 }
 
+template <typename acc_t, class Op>
+__global__ void partials_kernel(const acc_t* part, int64_t nout, int64_t shares, Op op) {
+  const int64_t o = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
+  if (o >= nout) return;
+  const acc_t* r = part + o * shares;
+  acc_t a = r[0];
+  for (int64_t k = 1; k < shares; ++k) a = op.combine(a, r[k]);
+  op.store(a, o);
+}
+
 // The shares' partials (nout rows of `shares` contiguous accumulators) reduced into the results.
 template <typename acc_t, class Op>
 void reduce_partials(const acc_t* part, int64_t nout, int64_t shares, const Op& op, Device device) {
@@ -289,12 +299,11 @@ void reduce_partials(const acc_t* part, int64_t nout, int64_t shares, const Op& 
   const LoadPartial<acc_t> load{};
   if (!reduce_on_cuda(part, pl, op, load, device)) {
     // Short share rows of many outputs: one thread per output.
-    CudaBackend::for_each(nout, [=] __device__(int64_t o) {
-      const acc_t* r = part + o * shares;
-      acc_t a = r[0];
-      for (int64_t k = 1; k < shares; ++k) a = op.combine(a, r[k]);
-      op.store(a, o);
-    });
+    constexpr int kThreads = 256;
+    const int64_t blocks = (nout + kThreads - 1) / kThreads;
+    TL_CHECK(blocks <= 0x7fffffff, "reduction: too many outputs for one launch: ", nout);
+    partials_kernel<<<static_cast<unsigned>(blocks), kThreads>>>(part, nout, shares, op);
+    check_launch();
   }
 }
 

@@ -7,7 +7,7 @@
 #include <cuda_runtime.h>
 
 #include "kernels/Norm.h"
-#include "kernels/cuda/Device.cuh"
+#include "kernels/gpu/Device.cuh"
 
 namespace torchlite::gpu::cuda_detail {
 
