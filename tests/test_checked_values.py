@@ -159,9 +159,11 @@ print(json.dumps(out))
 """
 
 
-def test_size_overflow_raises():
+def test_size_overflow_raises(tmp_path):
+    # Run away from the repository root: `python -c` puts the working directory first on sys.path, and the
+    # source tree's torchlite/ (no _C when CI installs a wheel) would shadow the installed package.
     proc = subprocess.run([sys.executable, "-c", _SIZE_RUNNER, json.dumps([c[0] for c in SIZE_CASES])],
-                          capture_output=True, text=True, timeout=300)
+                          capture_output=True, text=True, timeout=300, cwd=str(tmp_path))
     assert proc.returncode == 0, f"crashed (exit {proc.returncode}): {proc.stderr[-2000:]}"
     results = json.loads(proc.stdout.strip().splitlines()[-1])
     bad = [(expr, r) for (expr, message), r in zip(SIZE_CASES, results)
