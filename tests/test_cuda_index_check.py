@@ -11,7 +11,6 @@ where there is one: a GPU, or the emulated device, which test_on_the_emulated_de
 """
 from __future__ import annotations
 
-import contextlib
 import os
 import subprocess
 import sys
@@ -21,18 +20,13 @@ import pytest
 
 import torchlite as tl
 from torchlite import _C
+from torchlite.testing._samples import kernels as K
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 HAS_CUDA = tl.cuda.is_available()
 
 
-@contextlib.contextmanager
-def gpu_kernels_on_host():
-    previous = _C._set_gpu_kernels_on_host(True)
-    try:
-        yield
-    finally:
-        _C._set_gpu_kernels_on_host(previous)
+gpu_kernels_on_host = K.gpu_kernels_on_host
 
 
 def x_of(device, shape=(4, 6)):

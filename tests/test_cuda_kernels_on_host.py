@@ -10,7 +10,6 @@ tests/test_cuda_runtime.py and the CUDA tests of tests/test_cuda.py, which skip 
 """
 from __future__ import annotations
 
-import contextlib
 import os
 import subprocess
 import sys
@@ -31,13 +30,7 @@ ON_HOST = sorted(op.full_name for op in op_db if op.kind == "dispatch"
                  and op.kernels["cuda"] not in (None, op.kernels["cpu"]) and op.kernels["cpu"] != "on_host")
 
 
-@contextlib.contextmanager
-def gpu_kernels_on_host():
-    previous = _C._set_gpu_kernels_on_host(True)
-    try:
-        yield
-    finally:
-        _C._set_gpu_kernels_on_host(previous)
+gpu_kernels_on_host = K.gpu_kernels_on_host
 
 
 def arr(*args, **kwargs):

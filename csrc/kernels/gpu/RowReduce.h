@@ -37,7 +37,6 @@ struct RowLayout {
   int64_t s_outer = 0;
   int64_t s_elem = 1;
   TL_HOST_DEVICE int64_t start(int64_t o) const { return (o / inner_n) * s_outer + (o % inner_n) * s_inner; }
-  bool rows_contiguous() const { return s_elem == 1 && (nout == 1 || (inner_n == nout && s_inner == row)); }
 };
 
 inline RowLayout contiguous_layout(int64_t nout, int64_t row) {

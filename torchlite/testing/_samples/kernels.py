@@ -4,9 +4,21 @@ and ties, empty reductions, out= casts). tests/test_cuda_kernels_on_host.py runs
 kernels compiled for the host and compares with the CPU kernels. Built on demand (some inputs are large):
 OpInfo.kernel_samples().
 """
+import contextlib
+
 import numpy as np
 
 import torchlite as tl
+
+
+@contextlib.contextmanager
+def gpu_kernels_on_host():
+    """CPU tensors run the host compilation of the hand-written CUDA kernels while inside (kernels/gpu/Backend.h)."""
+    previous = tl._C._set_gpu_kernels_on_host(True)
+    try:
+        yield
+    finally:
+        tl._C._set_gpu_kernels_on_host(previous)
 
 
 def arr(shape, dtype="float32", seed=0, low=-3.0, high=3.0, transposed=False):
