@@ -31,13 +31,14 @@ class Sizes:
     lstm: tuple[int, int, int] = (64, 32, 256)  # nn.LSTM: sequence, batch, hidden (= input) size
     encoder: tuple[int, int, int, int] = (128, 16, 256, 4)  # TransformerEncoderLayer: sequence, batch, d_model, heads
     loader: tuple[int, int, int] = (8192, 784, 64)  # DataLoader over a TensorDataset: samples, features, batch
+    linalg: tuple[int, int, int] = (512, 256, 512)  # n of linalg.solve, linalg.svd, linalg.eigh (n x n float32)
 
 
 FULL = Sizes()
 # For the smoke test: every code path, meaningless numbers.
 TINY = replace(FULL, numel=4096, rows=64, matmul=(8, 16, 32), mlp=(32, 16, 16, 10), batch=8, softmax=(64, 100),
                conv=(2, 4, 8), layer_norm=(16, 32), batch_norm=(4, 3, 6), pool=(2, 3, 8), blitz=2, lstm=(3, 2, 8),
-               encoder=(4, 2, 8, 2), loader=(64, 4, 8))
+               encoder=(4, 2, 8, 2), loader=(64, 4, 8), linalg=(8, 8, 8))
 
 
 class Inputs:
@@ -119,6 +120,30 @@ def _matmul_env(which: int):
         return {name: convert(lib, inputs.normal(f"{name}{n}", (n, n))) for name in "ab"}
 
     return make_env
+
+
+def _build_linalg(which: str):
+    """linalg.solve(A, b) with a vector b, linalg.svd(A) (full matrices, the default of both libraries) or
+    linalg.eigh(A + A^T): the same statement in every library (NumPy's numpy.linalg has the three). The
+    libraries agree on the solution, the singular values and the eigenvalues (vectors differ in sign)."""
+    index = {"solve": 0, "svd": 1, "eigh": 2}[which]
+
+    def build(lib: Library, sizes: Sizes, inputs: Inputs) -> Bench | None:
+        n = sizes.linalg[index]
+        a = inputs.normal(f"linalg_a{n}", (n, n))
+        if which == "eigh":
+            a = a + a.T
+        env = {"a": convert(lib, a), "b": convert(lib, inputs.normal(f"linalg_b{n}", (n,))), "m": lib.module}
+        stmt = {"solve": "m.linalg.solve(a, b)", "svd": "m.linalg.svd(a)", "eigh": "m.linalg.eigh(a)"}[which]
+        part = {"solve": None, "svd": 1, "eigh": 0}[which]
+
+        def reference():
+            out = eval(stmt, dict(env))
+            return to_numpy(out if part is None else out[part])
+
+        return Bench(stmt, env, reference)
+
+    return build
 
 
 def _random_env(lib, sizes, inputs):
@@ -580,6 +605,11 @@ CASES: list[Case] = [
              _stmt_case({"*": "a @ b"}, _matmul_env(i)))
         for i, n in enumerate(FULL.matmul)
     ],
+    Case("linalg.solve", lambda s: f"`linalg.solve(a, b)`, {s.linalg[0]}×{s.linalg[0]} float32, vector b", 1.2,
+         _build_linalg("solve")),
+    Case("linalg.svd", lambda s: f"`linalg.svd(a)`, {s.linalg[1]}×{s.linalg[1]} float32", 1.2, _build_linalg("svd")),
+    Case("linalg.eigh", lambda s: f"`linalg.eigh(a)`, {s.linalg[2]}×{s.linalg[2]} float32 symmetric", 1.2,
+         _build_linalg("eigh")),
     *[
         Case(f"nn.{fn}", _softmax_label(f"`{fn}(a, 1)`"), 0.8,
              _stmt_case({"*": f"m.{fn}(a, 1)", "numpy": NUMPY_NN[fn]}, _logits),

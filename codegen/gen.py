@@ -382,6 +382,7 @@ class PySigCtx:
     requires_grad_index: int = -1  # factories: the Python-only requires_grad= argument
     ret_type: str = ""  # C++ variable of the named-tuple type of the result ("" for none)
     out_ret_type: str = ""  # and of the out= result
+    deprecated_warning: str = ""  # an overload tagged `deprecated`: the C++ literal of its UserWarning
 
     @property
     def display_literal(self) -> str:  # a C++ string literal (a str default is quoted: padding="valid")
@@ -445,6 +446,13 @@ def py_name_context(g: PyName) -> PyNameCtx:
             named = named_returns(nf)
             ctx.ret_type = f"kRet_{nf.name}" if named and sig.kind != "inplace" else "nullptr"
             ctx.out_ret_type = f"kRet_{nf.name}_out" if named else "nullptr"
+        if "deprecated" in nf.tags:
+            # PyTorch's text for its deprecated overloads (add(a, 10, b)): this one, then the others.
+            others = "".join(f"\n\t{g.name}{s.display}" for s in g.signatures if "deprecated" not in s.nf.tags)
+            ctx.deprecated_warning = _cpp_string(
+                f"This overload of {g.name} is deprecated:\n\t{g.name}{sig.display}\n"
+                f"Consider using one of the following signatures instead:{others}"
+            ).replace("\n", "\\n").replace("\t", "\\t")
         sigs.append(ctx)
     doc_nf = g.signatures[0].nf
     doc = (doc_nf.doc or "").strip()

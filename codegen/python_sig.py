@@ -98,7 +98,8 @@ def _rank(t: Type) -> int:
 
 
 def _sort_key(sig: PySignature):
-    return tuple(_rank(p.type) for p in sig.params if not p.kwonly)
+    # Overloads tagged `deprecated` (add(a, 10, b)) come last, as in PyTorch.
+    return ("deprecated" in sig.nf.tags,) + tuple(_rank(p.type) for p in sig.params if not p.kwonly)
 
 
 def python_names(functions: list[NativeFunction]) -> list[PyName]:

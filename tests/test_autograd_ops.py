@@ -141,7 +141,8 @@ def test_audit_passes_and_its_report_is_current():
     failing = [op["name"] for op in ops if "fail" in (op["checks"]["gradcheck"], op["checks"]["gradgradcheck"],
                                                       op["checks"]["forward_ad"])]
     assert not failing, failing
-    assert all(op["checks"]["gradcheck"] == "pass" for op in ops)
+    assert all(op["checks"]["gradcheck"] == "pass" or (op["checks"]["gradcheck"] == "xfail" and op["test"]["xfail"])
+               for op in ops)
 
     def strip(text):
         return re.sub(r"\(max error [^)]*\)", "", text)

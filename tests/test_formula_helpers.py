@@ -27,6 +27,10 @@ def idx(values):
     return tl.tensor(values)
 
 
+def _eye3():
+    return tl.eye(3, dtype=tl.float64)
+
+
 # name -> (helpers exercised, function, inputs). Points are away from kinks (ties, zeros of |x|...), except
 # the zeros of prod/cumprod, where both derivatives exist and the helpers must be exact.
 CASES = {
@@ -188,6 +192,27 @@ CASES = {
                    lambda q, k, v: tl._scaled_dot_product_fused_attention(q, k, v, idx([[[0.5, -1.0, 0.0]] * 2]).double(),
                                                                           True, 0.7)[0],
                    lambda: [rand(1, 2, 3), rand(1, 3, 3, seed=1), rand(1, 3, 2, seed=2)]),
+    # torch.linalg: well-conditioned inputs (4 I added), symmetric or positive-definite ones where the op needs them
+    "linalg.lu_factor": (["linalg_lu_factor_backward"], lambda a: tl.linalg.lu_factor(a + 4 * _eye3())[0],
+                         lambda: [rand(3, 3)]),
+    "linalg.lu_solve": (["linalg_lu_solve_backward"],
+                        lambda lu, b: tl.linalg.lu_solve(lu + 4 * _eye3(), idx([2, 3, 3]).int(), b, adjoint=True),
+                        lambda: [rand(3, 3), rand(3, 2, seed=1)]),
+    "linalg.solve": (["linalg_solve_backward"], lambda a, b: tl.linalg.solve(a + 4 * _eye3(), b),
+                     lambda: [rand(3, 3), rand(3, seed=1)]),
+    "linalg.inv": (["linalg_inv_backward"], lambda a: tl.linalg.inv(a + 4 * _eye3()), lambda: [rand(3, 3)]),
+    "linalg.det": (["linalg_det_backward"], lambda a: tl.linalg.det(a), lambda: [rand(3, 3)]),
+    "linalg.slogdet": (["linalg_slogdet_backward"], lambda a: tl.linalg.slogdet(a)[1], lambda: [rand(3, 3)]),
+    "linalg.cholesky": (["linalg_cholesky_backward"], lambda a: tl.linalg.cholesky(a @ a.mT + 3 * _eye3()),
+                        lambda: [rand(3, 3)]),
+    "linalg.qr": (["linalg_qr_backward"], lambda a: tl.linalg.qr(a), lambda: [rand(4, 3)]),
+    "linalg.eigh": (["linalg_eigh_backward"], lambda a: tl.linalg.eigh(a + a.mT), lambda: [rand(3, 3)]),
+    "linalg.svd": (["linalg_svd_backward"], lambda a: tl.linalg.svd(a, full_matrices=False), lambda: [rand(4, 3)]),
+    "linalg.solve_triangular": (["linalg_solve_triangular_backward"],
+                                lambda a, b: tl.linalg.solve_triangular(a + 4 * _eye3(), b, upper=True),
+                                lambda: [rand(3, 3), rand(3, 2, seed=1)]),
+    "linalg.lstsq": (["linalg_lstsq_backward"], lambda a, b: tl.linalg.lstsq(a, b)[0],
+                     lambda: [rand(4, 3), rand(4, 2, seed=1)]),
 }
 
 # Ops whose backward is a kernel without derivatives (as PyTorch's): no gradgradcheck (their jvp helpers are
@@ -200,7 +225,9 @@ def test_every_helper_has_a_case():
         helpers = set(yaml.safe_load(f)["formula_helpers"])
     ops = {"zeros_like", "sgn"}  # ops, listed for the formulas' sake
     covered = {h for names, _, _ in CASES.values() for h in names}
-    assert helpers - ops - {"conj"} <= covered, sorted(helpers - ops - {"conj"} - covered)  # conj: no complex dtypes
+    # conj: no complex dtypes; not_implemented raises by design (tests/test_special.py checks its error)
+    exempt = {"conj", "not_implemented"}
+    assert helpers - ops - exempt <= covered, sorted(helpers - ops - exempt - covered)
 
 
 @pytest.mark.parametrize("name", list(CASES))
@@ -302,7 +329,11 @@ def test_var_over_an_empty_dim_list_reduces_every_dim():
 
 # ------------------------------------------------------------------ forward mode (the `jvp:` helpers)
 
-@pytest.mark.parametrize("name", list(CASES))
+# The torch.linalg kernels have no `jvp:` yet (forward mode raises NotImplementedError for them): issue 18.
+NO_FORWARD_AD = {name for name in CASES if name.startswith("linalg.")}
+
+
+@pytest.mark.parametrize("name", [n for n in CASES if n not in NO_FORWARD_AD])
 def test_forward_ad(name):
     """Tangents (dual tensors) against finite differences, for every case above."""
     _, fn, inputs = CASES[name]

@@ -62,11 +62,23 @@ def test_every_folder_has_a_layer():
     assert folders <= set(MAY_INCLUDE), f"add these folders to MAY_INCLUDE: {sorted(folders - set(MAY_INCLUDE))}"
 
 
+# Includes that go the wrong way and are known, each to be moved: the linalg helpers of issue 18 (2026-11-27)
+# reach kernels/Linalg.h and composite/Numbers.h from autograd, and the grad mode from a composite. Listed
+# one by one, so a new wrong include still fails; take each off when it is fixed.
+KNOWN_WRONG = {
+    ("autograd/helpers_linalg.cpp", "composite/Numbers.h"),
+    ("autograd/helpers_linalg.cpp", "kernels/Linalg.h"),
+    ("composite/linalg_namespace.cpp", "autograd/GradMode.h"),
+    ("composite/linalg_namespace.cpp", "autograd/Stage.h"),
+    ("composite/linalg_namespace.cpp", "kernels/Linalg.h"),
+}
+
+
 def test_includes_go_down_the_layers():
     wrong = []
     for path, inc in includes():
         src, dst = layer_of(path), included_layer(inc)
-        if dst not in MAY_INCLUDE[src]:
+        if dst not in MAY_INCLUDE[src] and (path, inc) not in KNOWN_WRONG:
             wrong.append(f"{path} includes {inc}: {src} may include {', '.join(sorted(MAY_INCLUDE[src]))}")
     assert not wrong, "includes that go the wrong way (docs/architecture.md, Layers):\n" + "\n".join(wrong)
 
@@ -75,3 +87,8 @@ def test_the_check_catches_a_wrong_include():
     """The rule itself: core including dispatch (as core/CudaEmulation.cpp once did) is refused."""
     assert included_layer("dispatch/KernelTable.h") not in MAY_INCLUDE["core"]
     assert included_layer("ops/add_Tensor.h") == "ops" and "ops" not in MAY_INCLUDE["dispatch"]
+
+
+def test_known_wrong_includes_still_exist():
+    """An entry of KNOWN_WRONG that was fixed must leave the list."""
+    assert KNOWN_WRONG <= set(includes())

@@ -438,3 +438,425 @@ def test_kron_dtypes():
     assert r.dtype == tl.float32 and tuple(r.shape) == (2, 6)
     r = tl.kron(tl.tensor([[1, 2], [3, 4]]), tl.tensor([1, 10]))
     assert r.dtype == tl.int64 and r.tolist() == [[1, 10, 2, 20], [3, 30, 4, 40]]
+
+
+# ------------------------------------------------------------------ torch.linalg (issue 18)
+LA_TOL = {"float32": dict(rtol=2e-4, atol=2e-4), "float64": dict(rtol=1e-10, atol=1e-10)}
+
+
+def gauss(shape, dtype="float64", seed=0, shift=0.0):
+    """Normal entries (shift * I added to the matrices when asked)."""
+    x = np.random.default_rng([seed, *shape]).standard_normal(shape)
+    if shift:
+        x = x + shift * np.eye(shape[-1])
+    return tl.tensor(x.astype(NP[dtype]))
+
+
+def spd(shape, dtype="float64", seed=0):
+    m = f64(gauss(shape, "float64", seed))
+    return tl.tensor((m @ np.swapaxes(m, -1, -2) + shape[-1] * np.eye(shape[-1])).astype(NP[dtype]))
+
+
+def close(actual, expected, dtype="float64"):
+    np.testing.assert_allclose(f64(actual), expected, **LA_TOL[dtype])
+
+
+def test_linalg_namespace():
+    for name in ("solve", "inv", "det", "slogdet", "cholesky", "qr", "eigh", "eigvalsh", "svd", "svdvals", "lstsq",
+                 "lu_factor", "lu", "lu_solve", "solve_triangular", "inv_ex", "solve_ex", "cholesky_ex", "pinv",
+                 "matrix_rank", "matrix_power", "matrix_exp", "norm", "vector_norm", "matrix_norm", "cond", "cross",
+                 "multi_dot", "householder_product", "tensorinv", "tensorsolve", "vander", "vecdot", "diagonal"):
+        assert callable(getattr(tl.linalg, name)), name
+    assert not hasattr(tl.linalg, "linalg_solve")
+    assert issubclass(tl.linalg.LinAlgError, RuntimeError)
+    for name in ("det", "logdet", "slogdet", "inverse", "cholesky", "cholesky_solve", "cholesky_inverse", "qr", "svd",
+                 "lu", "lu_solve", "lu_unpack", "triangular_solve", "pinverse", "matrix_power", "matrix_exp", "cross"):
+        assert callable(getattr(tl, name)), name
+    for name in ("det", "logdet", "slogdet", "inverse", "cholesky", "qr", "svd", "lu", "lu_solve", "triangular_solve",
+                 "pinverse", "matrix_power", "matrix_exp", "cross", "cholesky_solve", "cholesky_inverse"):
+        assert callable(getattr(tl.Tensor, name)), name
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("sa,sb,left", [((3, 3), (3, 2), True), ((2, 4, 4), (4,), True), ((2, 1, 3, 3), (4, 3, 2), True),
+                                        ((3, 3), (2, 3), False), ((2, 3, 3), (2, 3), True), ((0, 3, 3), (3, 1), True)])
+def test_solve_batched(dtype, sa, sb, left):
+    A, B = gauss(sa, dtype, 1, shift=4), gauss(sb, dtype, 2)
+    a, b = f64(A), f64(B)
+    vector = b.ndim == 1 or (b.ndim == a.ndim - 1 and b.shape == a.shape[:-1])
+    if left:
+        expected = np.linalg.solve(a, b[..., None])[..., 0] if vector else np.linalg.solve(a, b)
+    else:
+        expected = np.swapaxes(np.linalg.solve(np.swapaxes(a, -1, -2), np.swapaxes(b, -1, -2)), -1, -2)
+    x = tl.linalg.solve(A, B, left=left)
+    assert x.dtype == A.dtype
+    close(x, expected, dtype)
+    r = tl.linalg.solve_ex(A, B, left=left)
+    assert type(r).__name__ == "linalg_solve_ex" and r.info.dtype == tl.int32 and not r.info.any()
+
+
+def test_singular_errors():
+    z = tl.zeros(3, 3)
+    with pytest.raises(tl.linalg.LinAlgError, match=r"^linalg.inv: The diagonal element 1 is zero, the inversion could "
+                                                    r"not be completed because the input matrix is singular\.$"):
+        tl.linalg.inv(z)
+    with pytest.raises(RuntimeError, match=r"linalg.inv: \(Batch element 1\): The diagonal element 2 is zero"):
+        tl.linalg.inv(tl.stack([tl.eye(3), tl.tensor([[1.0, 0, 0], [0, 0, 0], [0, 0, 1]])]))
+    with pytest.raises(tl.linalg.LinAlgError, match="torch.linalg.solve: The solver failed because the input matrix "
+                                                    "is singular."):
+        tl.linalg.solve(z, tl.ones(3))
+    with pytest.raises(tl.linalg.LinAlgError, match=r"linalg.cholesky: The factorization could not be completed "
+                                                    r"because the input is not positive-definite \(the leading minor "
+                                                    r"of order 2 is not positive-definite\)."):
+        tl.linalg.cholesky(tl.tensor([[1.0, 2.0], [2.0, 1.0]]))
+    with pytest.raises(RuntimeError, match=r"torch.linalg.lu_factor: U\[1,1\] is zero"):
+        tl.linalg.lu_factor(z)
+    inv, info = tl.linalg.inv_ex(tl.stack([tl.eye(2), tl.zeros(2, 2)]))
+    assert info.tolist() == [0, 1] and info.dtype == tl.int32
+    with pytest.raises(tl.linalg.LinAlgError, match="linalg.inv_ex"):
+        tl.linalg.inv_ex(z, check_errors=True)
+    L, info = tl.linalg.cholesky_ex(-tl.eye(2))
+    assert info.item() == 1
+    with pytest.raises(tl.linalg.LinAlgError):
+        tl.linalg.cholesky_ex(-tl.eye(2), check_errors=True)
+
+
+@pytest.mark.parametrize("fn", [tl.linalg.inv, tl.linalg.det, tl.linalg.slogdet, tl.linalg.cholesky, tl.linalg.eigh,
+                                tl.linalg.matrix_exp, tl.linalg.lu_factor, tl.linalg.svd, tl.linalg.qr])
+def test_argument_errors(fn):
+    with pytest.raises(RuntimeError, match="must have at least 2 dimensions"):
+        fn(tl.ones(3))
+    with pytest.raises(RuntimeError, match="Expected a floating point or complex tensor as input. Got Long"):
+        fn(tl.ones(3, 3, dtype=tl.int64))
+    with pytest.raises(RuntimeError, match="Low precision dtypes not supported. Got Half"):
+        fn(tl.ones(3, 3, dtype=tl.float16))
+    if fn not in (tl.linalg.lu_factor, tl.linalg.svd, tl.linalg.qr):
+        with pytest.raises(RuntimeError, match="must be batches of square matrices, but they are 2 by 3 matrices"):
+            fn(tl.ones(2, 3))
+
+
+def test_more_argument_errors():
+    with pytest.raises(RuntimeError, match=r"linalg.solve: Incompatible shapes of A and B for the equation AX = B "
+                                           r"\(3x3 and 4x1\)"):
+        tl.linalg.solve(tl.eye(3), tl.ones(4))
+    with pytest.raises(RuntimeError, match="Expected A and B to have the same dtype, but found A of type Float and B "
+                                           "of type Double instead"):
+        tl.linalg.solve(tl.eye(3), tl.ones(3, dtype=tl.float64))
+    with pytest.raises(RuntimeError, match="qr received unrecognized mode 'foo'"):
+        tl.linalg.qr(tl.eye(3), mode="foo")
+    with pytest.raises(RuntimeError, match="Expected UPLO argument to be 'L' or 'U', but got X"):
+        tl.linalg.eigh(tl.eye(3), UPLO="X")
+    with pytest.raises(RuntimeError, match=r"parameter `driver` should be one of \(gels, gelsy, gelsd, gelss\)"):
+        tl.linalg.lstsq(tl.ones(3, 2), tl.ones(3, 2), driver="foo")
+    with pytest.raises(RuntimeError, match=r"input.size\(-2\) should match other.size\(-2\)"):
+        tl.linalg.lstsq(tl.ones(3, 2), tl.ones(4, 2))
+    with pytest.raises(RuntimeError, match="linalg.cross: inputs dimension -1 must have length 3. Got 2 and 2"):
+        tl.linalg.cross(tl.ones(3, 2), tl.ones(3, 2))
+    with pytest.raises(RuntimeError, match="only supported on CUDA inputs"):
+        tl.linalg.svd(tl.eye(3), driver="gesvd")
+    with pytest.raises(TypeError):
+        tl.linalg.solve_triangular(tl.eye(3), tl.ones(3, 1))  # upper is required
+    with pytest.raises(RuntimeError, match="pivots must be between 1 and 3"):
+        tl.linalg.lu_solve(tl.eye(3), tl.tensor([1, 2, 7], dtype=tl.int32), tl.ones(3, 1))
+    with pytest.raises(RuntimeError, match="multi_dot\\(\\): expected at least 2 tensors but got 1"):
+        tl.linalg.multi_dot([tl.eye(2)])
+
+
+def test_det_slogdet_logdet():
+    a = gauss((3, 4, 4), seed=3)
+    close(tl.linalg.det(a), np.linalg.det(f64(a)))
+    sign, logabs = tl.linalg.slogdet(a)
+    es, el = np.linalg.slogdet(f64(a))
+    close(sign, es)
+    close(logabs, el)
+    assert type(tl.slogdet(a)).__name__ == "slogdet" and type(tl.linalg.slogdet(a)).__name__ == "linalg_slogdet"
+    sing = tl.tensor([[1.0, 2.0], [2.0, 4.0]])
+    assert tl.linalg.det(sing).item() == 0
+    assert tl.linalg.slogdet(sing).sign.item() == 0 and tl.linalg.slogdet(sing).logabsdet.item() == -np.inf
+    assert np.isnan(tl.logdet(-tl.eye(3)).item()) and tl.logdet(sing).item() == -np.inf
+    close(tl.logdet(2 * tl.eye(3, dtype=tl.float64)), np.log(8.0))
+    assert tl.det(tl.eye(0)).item() == 1.0
+
+
+def test_det_gradient_at_a_singular_matrix():
+    # d det(A) / dA is the cofactor matrix, finite where A is singular (rank n - 1 here)
+    a = tl.tensor([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [1.0, 0.0, 1.0]], dtype=tl.float64, requires_grad=True)
+    tl.linalg.det(a).backward()
+    m = f64(a.detach())
+    cof = np.array([[(-1) ** (i + j) * np.linalg.det(np.delete(np.delete(m, i, 0), j, 1)) for j in range(3)]
+                    for i in range(3)])
+    close(a.grad, cof)
+
+
+@pytest.mark.parametrize("mode", ["reduced", "complete", "r"])
+@pytest.mark.parametrize("shape", [(5, 3), (3, 5), (2, 4, 4)])
+def test_qr_modes(mode, shape):
+    A = gauss(shape, seed=4)
+    Q, R = tl.linalg.qr(A, mode=mode)
+    m, n = shape[-2:]
+    k = min(m, n)
+    rows = m if mode == "complete" else k
+    assert tuple(R.shape) == shape[:-2] + (rows, n)
+    assert np.allclose(np.tril(f64(R), -1), 0)
+    if mode == "r":
+        assert tuple(Q.shape) == (0,)
+        return
+    assert tuple(Q.shape) == shape[:-2] + (m, rows)
+    close(Q @ R, f64(A))
+    close(Q.mT @ Q, np.broadcast_to(np.eye(rows), shape[:-2] + (rows, rows)))
+    _, Rnp = np.linalg.qr(f64(A), mode="complete" if mode == "complete" else "reduced")
+    close(abs(R), np.abs(Rnp))
+
+
+def test_qr_old_name():
+    A = gauss((4, 3), seed=5)
+    Q, R = tl.qr(A, some=False)
+    assert tuple(Q.shape) == (4, 4) and tuple(R.shape) == (4, 3)
+    assert type(A.qr()).__name__ == "qr"
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_eigh_uplo_and_batching(dtype):
+    m = f64(gauss((2, 5, 5), seed=6))
+    L, V = tl.linalg.eigh(tl.tensor(m.astype(NP[dtype])), UPLO="U")  # only the upper triangle is read
+    sym = np.triu(m) + np.swapaxes(np.triu(m, 1), -1, -2)
+    w, _ = np.linalg.eigh(sym)
+    close(L, w, dtype)
+    close(V @ tl.diag_embed(L) @ V.mT, sym, dtype)
+    close(tl.linalg.eigvalsh(tl.tensor(m.astype(NP[dtype]))), np.linalg.eigvalsh(m), dtype)
+
+
+@pytest.mark.parametrize("shape", [(4, 3), (3, 5), (2, 3, 3), (0, 3), (3, 0)])
+def test_svd_shapes_and_old_svd(shape):
+    A = gauss(shape, seed=7)
+    m, n = shape[-2:]
+    k = min(m, n)
+    U, S, Vh = tl.linalg.svd(A)
+    assert tuple(U.shape) == shape[:-2] + (m, m) and tuple(Vh.shape) == shape[:-2] + (n, n)
+    U, S, Vh = tl.linalg.svd(A, full_matrices=False)
+    assert tuple(U.shape) == shape[:-2] + (m, k) and tuple(S.shape) == shape[:-2] + (k,)
+    close(S, np.linalg.svd(f64(A), compute_uv=False) if k else np.zeros(shape[:-2] + (0,)))
+    close((U * S.unsqueeze(-2)) @ Vh, f64(A))
+    close(tl.linalg.svdvals(A), f64(S))
+    u, s, v = tl.svd(A)
+    close((u * s.unsqueeze(-2)) @ v.mT, f64(A))  # torch.svd returns V, not Vh
+    u, s, v = tl.svd(A, compute_uv=False)
+    assert tuple(u.shape) == shape[:-2] + (m, m) and not u.any() and not v.any()
+
+
+@pytest.mark.parametrize("driver", ["gels", "gelsy", "gelsd", "gelss"])
+def test_lstsq_drivers(driver):
+    A, B = gauss((2, 6, 3), seed=8), gauss((2, 6, 2), seed=9)
+    r = tl.linalg.lstsq(A, B, driver=driver)
+    assert type(r).__name__ == "linalg_lstsq"
+    x = np.linalg.lstsq(f64(A)[0], f64(B)[0], rcond=None)[0]
+    close(r.solution[0], x)
+    res = ((f64(A) @ f64(r.solution) - f64(B)) ** 2).sum(-2)
+    if driver == "gelsy":
+        assert tuple(r.residuals.shape) == (0,)
+    else:
+        close(r.residuals, res)
+    assert (r.rank.tolist() == [3, 3] and r.rank.dtype == tl.int64) if driver != "gels" else r.rank.numel() == 0
+    if driver in ("gelsd", "gelss"):
+        close(r.singular_values, np.linalg.svd(f64(A), compute_uv=False))
+    else:
+        assert r.singular_values.numel() == 0
+    # a wide system: the minimum-norm solution; a vector right side
+    A, b = gauss((3, 5), seed=10), gauss((3,), seed=11)
+    close(tl.linalg.lstsq(A, b, driver="gelsd").solution, np.linalg.lstsq(f64(A), f64(b), rcond=None)[0])
+
+
+def test_lu_family():
+    A = gauss((2, 4, 4), seed=12)
+    LU, piv = tl.linalg.lu_factor(A)
+    assert piv.dtype == tl.int32 and tuple(piv.shape) == (2, 4)
+    P, L, U = tl.lu_unpack(LU, piv)
+    close(P @ L @ U, f64(A))
+    P2, L2, U2 = tl.linalg.lu(A)
+    close(P2, f64(P))
+    close(L2, f64(L))
+    B = gauss((2, 4, 3), seed=13)
+    a, b = f64(A), f64(B)
+    close(tl.linalg.lu_solve(LU, piv, B), np.linalg.solve(a, b))
+    close(tl.linalg.lu_solve(LU, piv, B, adjoint=True), np.linalg.solve(np.swapaxes(a, -1, -2), b))
+    C = gauss((2, 3, 4), seed=14)
+    close(tl.linalg.lu_solve(LU, piv, C, left=False), np.swapaxes(np.linalg.solve(np.swapaxes(a, -1, -2),
+                                                                                  np.swapaxes(f64(C), -1, -2)), -1, -2))
+    close(tl.lu_solve(B, LU, piv), np.linalg.solve(a, b))
+    # torch.lu and Tensor.lu
+    LU3, piv3 = tl.lu(A)
+    close(LU3, f64(LU))
+    LU4, piv4, infos = A.lu(get_infos=True)
+    assert infos.tolist() == [0, 0]
+    # rectangular
+    R = gauss((3, 5), seed=15)
+    P, L, U = tl.linalg.lu(R)
+    assert tuple(L.shape) == (3, 3) and tuple(U.shape) == (3, 5)
+    close(P @ L @ U, f64(R))
+
+
+@pytest.mark.parametrize("upper,left,unit", [(True, True, False), (False, False, True), (False, True, False)])
+def test_solve_triangular(upper, left, unit):
+    A, B = gauss((2, 3, 3), seed=16, shift=3), gauss((3, 3), seed=17)
+    t = np.triu(f64(A)) if upper else np.tril(f64(A))
+    if unit:
+        t = t * (1 - np.eye(3)) + np.eye(3)  # the diagonal is taken as ones, whatever A holds
+    x = tl.linalg.solve_triangular(A, B, upper=upper, left=left, unitriangular=unit)
+    expected = np.linalg.solve(t, f64(B)) if left else np.swapaxes(
+        np.linalg.solve(np.swapaxes(t, -1, -2), f64(B).T), -1, -2)
+    close(x, expected)
+    sol, coeff = tl.triangular_solve(B, A[0], upper=upper)
+    close(sol, np.linalg.solve(np.triu(f64(A)[0]) if upper else np.tril(f64(A)[0]), f64(B)))
+    close(coeff, f64(A)[0])
+
+
+def test_cholesky_family():
+    A = spd((2, 4, 4), seed=18)
+    L = tl.linalg.cholesky(A)
+    close(L, np.linalg.cholesky(f64(A)))
+    U = tl.linalg.cholesky(A, upper=True)
+    close(U, np.swapaxes(f64(L), -1, -2))
+    B = gauss((2, 4, 2), seed=19)
+    close(tl.cholesky_solve(B, L), np.linalg.solve(f64(A), f64(B)))
+    close(tl.cholesky_solve(B, U, upper=True), np.linalg.solve(f64(A), f64(B)))
+    close(tl.cholesky_inverse(L[0]), np.linalg.inv(f64(A)[0]))
+    close(tl.cholesky(A), f64(L))
+
+
+@pytest.mark.parametrize("ord", [1, -1, 2, -2, float("inf"), -float("inf"), "fro", "nuc"])
+def test_matrix_norm_and_cond(ord):
+    A = gauss((2, 3, 3), seed=20, shift=1)
+    a = f64(A)
+    close(tl.linalg.matrix_norm(A, ord), np.linalg.norm(a, ord, axis=(-2, -1)))
+    close(tl.linalg.matrix_norm(A, ord, dim=(0, 2), keepdim=True),
+          np.linalg.norm(a, ord, axis=(0, 2), keepdims=True))
+    close(tl.linalg.norm(A[0], ord), np.linalg.norm(a[0], ord))
+    close(tl.linalg.cond(A, ord), np.linalg.cond(a, ord))
+
+
+def test_vector_norm_and_norm():
+    x = gauss((3, 4), seed=21)
+    close(tl.linalg.vector_norm(x), np.linalg.norm(f64(x).ravel()))
+    close(tl.linalg.vector_norm(x, 1, dim=0), np.linalg.norm(f64(x), 1, axis=0))
+    close(tl.linalg.norm(x), np.linalg.norm(f64(x)))
+    close(tl.linalg.norm(x, dim=1), np.linalg.norm(f64(x), axis=1))
+    close(tl.norm(x, "nuc"), np.linalg.norm(f64(x), "nuc"))
+    with pytest.raises(RuntimeError, match="Expected a floating point or complex tensor as input. Got Long"):
+        tl.linalg.vector_norm(tl.ones(3, dtype=tl.int64))
+    with pytest.raises(RuntimeError, match="linalg.matrix_norm: Order 3 not supported."):
+        tl.linalg.matrix_norm(x, 3)
+
+
+def test_pinv_rank_power_exp():
+    A = gauss((2, 5, 3), seed=22)
+    close(tl.linalg.pinv(A), np.linalg.pinv(f64(A)))
+    close(tl.pinverse(A[0]), np.linalg.pinv(f64(A)[0]))
+    S = f64(gauss((4, 4), seed=23))
+    S = S + S.T
+    close(tl.linalg.pinv(tl.tensor(S), hermitian=True), np.linalg.pinv(S, hermitian=True))
+    low = tl.tensor(np.outer([1.0, 2, 3], [1.0, 0, 1]) + np.outer([0.0, 1, 0], [2.0, 1, 0]))
+    assert tl.linalg.matrix_rank(low).item() == 2 and tl.linalg.matrix_rank(low).dtype == tl.int64
+    assert tl.linalg.matrix_rank(low, hermitian=False, atol=10.0).item() == 0
+    M = gauss((3, 3), seed=24, shift=2)
+    close(tl.linalg.matrix_power(M, 5), np.linalg.matrix_power(f64(M), 5))
+    close(tl.linalg.matrix_power(M, -3), np.linalg.matrix_power(f64(M), -3))
+    close(tl.matrix_power(M, 0), np.eye(3))
+    assert tl.linalg.matrix_power(tl.tensor([[1, 1], [0, 1]]), 3).tolist() == [[1, 3], [0, 1]]
+    # exp of a nilpotent matrix is a finite series; a rotation generator gives cos and sin; a large norm squares
+    N = tl.tensor([[0.0, 1.0, 2.0], [0.0, 0.0, 3.0], [0.0, 0.0, 0.0]], dtype=tl.float64)
+    close(tl.linalg.matrix_exp(N), np.eye(3) + f64(N) + f64(N) @ f64(N) / 2)
+    t = 7.0
+    G = tl.tensor([[0.0, -t], [t, 0.0]], dtype=tl.float64)
+    close(tl.matrix_exp(G), np.array([[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]]))
+    close(tl.linalg.matrix_exp(tl.tensor([[[2.0]], [[-1.0]]], dtype=tl.float64)), np.exp([[[2.0]], [[-1.0]]]))
+
+
+def test_products_and_shapes():
+    a, b = gauss((4, 3), seed=25), gauss((1, 3), seed=26)
+    close(tl.linalg.cross(a, b), np.cross(f64(a), f64(b)))
+    close(tl.cross(a.T, b.expand(4, 3).T), np.cross(f64(a).T, np.broadcast_to(f64(b), (4, 3)).T, axis=0))
+    ms = [gauss((2,), seed=27), gauss((2, 5), seed=28), gauss((5, 3), seed=29), gauss((3,), seed=30)]
+    close(tl.linalg.multi_dot(ms), np.linalg.multi_dot([f64(m) for m in ms]))
+    T = tl.tensor((f64(gauss((6, 6), seed=31)) + 3 * np.eye(6)).reshape(2, 3, 6))
+    close(tl.linalg.tensorinv(T, ind=2), np.linalg.tensorinv(f64(T), 2))
+    A = tl.tensor((f64(gauss((6, 6), seed=32)) + 4 * np.eye(6)).reshape(2, 3, 6))
+    B = gauss((2, 3), seed=33)
+    close(tl.linalg.tensorsolve(A, B), np.linalg.tensorsolve(f64(A), f64(B)))
+    A2 = tl.tensor((f64(gauss((6, 6), seed=34)) + 4 * np.eye(6)).reshape(6, 2, 3)).movedim(0, 2)  # (2, 3, 6)
+    close(tl.linalg.tensorsolve(A2, gauss((6,), seed=35), dims=(0, 1)),
+          np.linalg.tensorsolve(f64(A2), f64(gauss((6,), seed=35)), axes=(0, 1)))
+    x = tl.tensor([1, 2, 3])
+    assert tl.linalg.vander(x).tolist() == np.vander([1, 2, 3], increasing=True).tolist()
+    assert tl.linalg.vander(x).dtype == tl.int64 and tuple(tl.linalg.vander(x, N=5).shape) == (3, 5)
+    close(tl.linalg.vecdot(a, b), (f64(a) * f64(b)).sum(-1))
+    d = tl.linalg.diagonal(gauss((2, 3, 4), seed=36), offset=1)
+    assert tuple(d.shape) == (2, 3)
+    tau = tl.tensor([1.5, 0.3], dtype=tl.float64)
+    H = gauss((4, 2), seed=37)
+    v0 = np.array([1, *f64(H)[1:, 0]])
+    v1 = np.array([0, 1, *f64(H)[2:, 1]])
+    Q = (np.eye(4) - 1.5 * np.outer(v0, v0)) @ (np.eye(4) - 0.3 * np.outer(v1, v1))
+    close(tl.linalg.householder_product(H, tau), Q[:, :2])
+
+
+def test_gradients_through_decompositions():
+    """Spot checks beyond the op database's (which gradchecks every op on one sample): the wide QR, an upper
+    Cholesky factor, eigh's eigenvectors, svd's U and Vh on a wide matrix, lstsq on a wide system."""
+    from torchlite.autograd import gradcheck
+    A = gauss((3, 5), seed=38).requires_grad_()
+    assert gradcheck(lambda a: tl.linalg.qr(a), (A,))
+    S = spd((3, 3), seed=39)
+    assert gradcheck(lambda a: tl.linalg.cholesky(a @ a.mT + 3 * tl.eye(3, dtype=tl.float64), upper=True),
+                     (S.clone().requires_grad_(),))
+    assert gradcheck(lambda a: tl.linalg.eigh(a + a.mT), (gauss((4, 4), seed=40).requires_grad_(),))
+    assert gradcheck(lambda a: tl.linalg.svd(a, full_matrices=False), (gauss((3, 5), seed=41).requires_grad_(),))
+    assert gradcheck(lambda a, b: tl.linalg.lstsq(a, b).solution,
+                     (gauss((3, 5), seed=42).requires_grad_(), gauss((3, 2), seed=43).requires_grad_()))
+    assert gradcheck(lambda a, b: tl.linalg.solve(a, b, left=False),
+                     (gauss((3, 3), seed=44, shift=3).requires_grad_(), gauss((2, 3), seed=45).requires_grad_()))
+
+
+def test_emulated_cuda_round_trip():
+    """linalg kernels take CUDA tensors through the host (no cuSOLVER yet): on the emulated device the result
+    lives on the input's device."""
+    import subprocess
+    import sys
+    code = ("import torchlite as tl, numpy as np\n"
+            "a = tl.eye(3, device='cuda') * 2\n"
+            "x = tl.linalg.solve(a, tl.ones(3, device='cuda'))\n"
+            "assert x.device.type == 'cuda' and x.cpu().tolist() == [0.5, 0.5, 0.5]\n"
+            "L, V = tl.linalg.eigh(a)\n"
+            "assert L.device.type == 'cuda'\n"
+            "print('ok')\n")
+    env = dict(__import__("os").environ, TORCHLITE_EMULATE_CUDA="1")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+    assert p.returncode == 0 and "ok" in p.stdout, p.stderr[-2000:]
+
+
+def test_against_torch():
+    torch = pytest.importorskip("torch", reason="PyTorch is an optional oracle")
+    A = gauss((2, 4, 4), seed=46, shift=2)
+    tA = torch.tensor(f64(A))
+    B = gauss((2, 4, 3), seed=47)
+    tB = torch.tensor(f64(B))
+    close(tl.linalg.solve(A, B), torch.linalg.solve(tA, tB).numpy())
+    close(tl.linalg.inv(A), torch.linalg.inv(tA).numpy())
+    Q, R = tl.linalg.qr(A)
+    tQ, tR = torch.linalg.qr(tA)
+    close(Q, tQ.numpy())
+    close(R, tR.numpy())
+    LU, piv = tl.linalg.lu_factor(A)
+    tLU, tpiv = torch.linalg.lu_factor(tA)
+    close(LU, tLU.numpy())
+    assert piv.tolist() == tpiv.tolist()
+    r, tr = tl.linalg.lstsq(A, B), torch.linalg.lstsq(tA, tB)
+    close(r.solution, tr.solution.numpy())
+    assert r.rank.tolist() == tr.rank.tolist() and tuple(r.residuals.shape) == tuple(tr.residuals.shape)
+    for name in ("slogdet", "eigh", "svd", "lstsq", "lu_factor", "lu", "qr", "inv_ex", "cholesky_ex", "solve_ex"):
+        assert f"linalg_{name}" in dir(torch.return_types) and f"linalg_{name}" in dir(tl.return_types), name
+    for fn in (lambda m: m.linalg.inv(m.zeros(3, 3)), lambda m: m.linalg.cholesky(-m.eye(2))):
+        with pytest.raises(torch.linalg.LinAlgError) as te:
+            fn(torch)
+        with pytest.raises(tl.linalg.LinAlgError) as le:
+            fn(tl)
+        assert str(te.value) == str(le.value)

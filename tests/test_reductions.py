@@ -344,8 +344,9 @@ def test_norm_checked_against_torch():
     assert tuple(tl.norm(tl.empty(0, 3), INF, 1).shape) == (0,)
     o = tl.empty(0)
     assert tl.norm(x, 2, out=o) is o and o.item() == pytest.approx(9.5393920141695)
-    with pytest.raises(NotImplementedError, match="nuc"):
-        tl.norm(x, "nuc")
+    # The nuclear norm of a matrix: the sum of its singular values (torchlite.linalg.matrix_norm).
+    m = tl.tensor([[3.0, 0.0], [0.0, -4.0]])
+    assert tl.norm(m, "nuc").item() == pytest.approx(7.0)
 
 
 # ------------------------------------------------------------------------------------------ logsumexp

@@ -18,6 +18,9 @@ from torchlite.testing._helpers import FLOATING  # noqa: E402
 
 # Ops a differential test cannot compare, with the reason.
 NOT_COMPARED = {
+    **{name: "eigenvectors and singular vectors are defined up to sign, which PyTorch's MKL LAPACK and torchlite's "
+             "OpenBLAS LAPACK pick differently; tests/test_linalg.py compares the values, the reconstructions and "
+             "the rest with torch" for name in ("linalg_eigh", "linalg_svd", "svd")},
     "tensordot": "the schema form tensordot(a, b, dims_a, dims_b) is torchlite's; torch takes dims=(a, b)",
     "einsum": "torch.einsum takes its operands as varargs; tests/test_linalg.py compares with np.einsum",
     "unique_dim": "torch reaches it only through torch.unique(dim=); tests/test_reductions.py covers it",
@@ -85,7 +88,7 @@ def torch_call(op, kind, args):
 
 def compare(ours, theirs, op, values=True, tol_dtype=None):
     """Dtypes, shapes and values; floating values at the tolerance of their dtype, or of tol_dtype (the dtype
-    torchlite computed in) when that is looser."""
+    torchlite computed in), or the op's own sample tolerance, when that is looser."""
     what = op.full_name
     if isinstance(theirs, (bool, int, float)):  # allclose, equal, ...
         assert type(ours) is type(theirs) and ours == theirs, f"{what}: {ours!r} vs {theirs!r}"
@@ -105,6 +108,9 @@ def compare(ours, theirs, op, values=True, tol_dtype=None):
         rtol, atol = T.TOLERANCES[dtype]
         if tol_dtype in FLOATING:
             rtol, atol = max(rtol, T.TOLERANCES[tol_dtype][0]), max(atol, T.TOLERANCES[tol_dtype][1])
+        own = op.sample_tolerance(dtype)  # the op family's own tolerance (LAPACK results differ in rounding)
+        if own is not None:
+            rtol, atol = max(rtol, own[0]), max(atol, own[1])
         np.testing.assert_allclose(T.to_f64(ours), expected.astype(np.float64), rtol=rtol, atol=atol,
                                    equal_nan=True, err_msg=what)
     else:
@@ -179,6 +185,7 @@ DTYPES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat
 # out= of an integral or bool dtype where PyTorch's outcome is an accident of its implementation, with the
 # reason; torchlite computes in the result's dtype there and refuses a narrowing cast (RuntimeError).
 OUT_DTYPE_ACCIDENTS = {
+    "nanmean": "PyTorch sums the NaN-zeroed input in out's dtype: out=bool raises NotImplementedError from nansum",
     "arange": "PyTorch casts start, end and step to out's dtype first: arange(0.5, 3, 0.7, out=int32) is four "
               "zeros, and out=int64 raises 'step must be nonzero'",
     "linspace": "PyTorch computes the steps in out's integral dtype: linspace(0, 1.5, 4, out=int64) is [0, 0, 0, 1]",
@@ -189,9 +196,14 @@ OUT_DTYPE_ACCIDENTS = {
 # Where PyTorch refuses with a TypeError and torchlite with a RuntimeError.
 TYPE_ERROR_REFUSALS = {
     name: "torch.cat's refusal of an out= it cannot cast into is a TypeError; torchlite's out= stage raises the "
-          "RuntimeError every other op raises" for name in ("cat", "concat", "stack", "hstack", "vstack", "dstack")}
+          "RuntimeError every other op raises" for name in ("cat", "concat", "stack", "hstack", "vstack", "dstack",
+                                                            "column_stack", "row_stack")}
 # Known differences, with the reason.
-OUT_DTYPE_XFAIL = {}
+OUT_DTYPE_XFAIL = {
+    name: "a composite with a dtype= argument takes a missing dtype from its out= target (docs/schema.md), so "
+          "torchlite computes the norm in out's dtype where PyTorch refuses an out= of another dtype than the result's"
+    for name in ("linalg_vector_norm", "linalg_matrix_norm", "linalg_matrix_norm.str_ord", "linalg_norm",
+                 "linalg_norm.ord_str")}
 
 OUT_OPS = [op for op in T.OPS if "out" in op.variants and comparable(op) and "random" not in op.tags]
 OUT_CASES = [pytest.param(op, slot, id=f"{op.full_name}-{slot}", marks=[pytest.mark.xfail(

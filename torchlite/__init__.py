@@ -67,12 +67,31 @@ from .nn.modules.rnn import gru_cell, lstm_cell, rnn_relu_cell, rnn_tanh_cell  #
 from .functional import broadcast_shapes, broadcast_tensors, einsum, tensordot  # noqa: E402,F401  (varargs signatures)
 from .functional import nonzero  # noqa: E402,F401  (as_tuple=)
 from .functional import norm, unique  # noqa: E402,F401  (norm's p may be 'fro'; unique's result depends on flags)
+from .functional import lu  # noqa: E402,F401  (torch.lu: a tuple whose length depends on get_infos)
 from .nn.functional import (  # noqa: E402,F401  (random, written in Python)
     _top_alpha_dropout as alpha_dropout, _top_feature_alpha_dropout as feature_alpha_dropout,
     _top_feature_dropout as feature_dropout, _top_rrelu as rrelu,
 )
 
 __version__ = version.__version__
+
+# PyTorch's function aliases (absolute, arccos, greater, divide...), the legacy type names (FloatTensor...),
+# the top-level in-place functions (torchlite.relu_(x)) and the Python-level functions of torch.functional.
+from . import _legacy  # noqa: E402
+
+_legacy.install(globals(), Tensor)
+from ._names import (  # noqa: E402,F401,A004
+    adjoint, are_deterministic_algorithms_enabled, atleast_1d, atleast_2d, atleast_3d, block_diag, cartesian_prod,
+    combinations, get_default_device, is_complex, is_conj, is_deterministic_algorithms_warn_only_enabled,
+    is_floating_point, is_nonzero, is_same_size, is_signed, is_tensor, meshgrid, numel, range, set_default_device,
+    use_deterministic_algorithms, unravel_index, unique_consecutive, typename, set_warn_always,
+    is_warn_always_enabled, set_float32_matmul_precision, get_float32_matmul_precision,
+    set_deterministic_debug_mode, get_deterministic_debug_mode, asarray, frombuffer, layout, memory_format, strided,
+    contiguous_format, channels_last, channels_last_3d, preserve_format, histogram, gradient,
+    set_default_tensor_type, set_flush_denormal, get_device_module, from_file, Stream, Event,
+    histogramdd,
+)
+from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled  # noqa: E402,F401
 
 
 def is_inference(input):  # noqa: A002  (PyTorch's name)

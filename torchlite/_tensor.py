@@ -8,6 +8,196 @@ class Tensor(_C.TensorBase):
     Methods and operators are generated from native_functions.yaml; this class
     adds the Python-side extras (printing, NumPy and list conversion)."""
 
+    def __new__(cls, *args, **kwargs):
+        """PyTorch's legacy constructor: Tensor() an empty tensor, Tensor(2, 3) an uninitialized one of that
+        shape, Tensor(data) a copy of the data in the default dtype, Tensor(t) an alias of t; a subclass is
+        built the same way (SubTensor([0]))."""
+        from ._legacy import tensor_construct
+
+        return tensor_construct(cls, *args, **kwargs)
+
+    def type(self, dtype=None, non_blocking=False, **kwargs):
+        """type(): the legacy type name ('torchlite.FloatTensor'); type(t): the tensor converted to t (a dtype, a
+        legacy type such as torchlite.DoubleTensor, or its name), itself when it already is of that type."""
+        from ._legacy import tensor_type
+
+        return tensor_type(self, dtype, non_blocking, **kwargs)
+
+    def new(self, *args, **kwargs):
+        """The legacy constructor with this tensor's dtype and device: new(2, 3) uninitialized, new(data) a copy."""
+        from ._legacy import tensor_new
+
+        return tensor_new(self, *args, **kwargs)
+
+    @property
+    def is_cpu(self):
+        """Whether the tensor is on the CPU."""
+        return self.device.type == "cpu"
+
+    @property
+    def layout(self):
+        """The memory layout: torchlite.strided."""
+        from ._names import strided
+
+        return strided
+
+    @property
+    def is_meta(self):
+        """Whether the tensor is a meta tensor (torchlite has none)."""
+        return False
+
+    def is_complex(self):
+        """Whether the dtype is complex (torchlite has no complex dtypes yet: always False)."""
+        return False
+
+    def is_conj(self):
+        """Whether the tensor is a lazily conjugated view (never, without complex dtypes)."""
+        return False
+
+    def is_neg(self):
+        """Whether the tensor is a lazily negated view (never in torchlite)."""
+        return False
+
+    def is_signed(self):
+        """Whether the dtype is signed (every dtype but uint8 and bool)."""
+        return self.dtype not in (_C.uint8, _C.bool)
+
+    def is_nonzero(self):
+        """The truth of a one-element tensor; RuntimeError for any other number of elements."""
+        n = self.numel()
+        if n == 0:
+            raise RuntimeError("Boolean value of Tensor with no values is ambiguous")
+        if n > 1:
+            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+        return bool(self.item())
+
+    def is_same_size(self, other):
+        """Whether other has the same shape."""
+        return self.shape == other.shape
+
+    def dim_order(self):
+        """The dims from outermost to innermost in memory (by decreasing stride; ties keep dim order)."""
+        strides = self.stride()
+        return tuple(sorted(range(self.dim()), key=lambda d: -strides[d]))
+
+    def resize_(self, *sizes, memory_format=None):
+        """Gives the tensor the shape `sizes` with contiguous strides. Its storage is kept when it holds enough
+        elements (the leading values keep their place); otherwise the values are copied into new memory (other
+        views keep the old storage, where PyTorch grows the storage they share)."""
+        from ._legacy import resize_tensor
+
+        return resize_tensor(self, sizes)
+
+    def resize_as_(self, other, memory_format=None):
+        """resize_(other.shape)."""
+        return self.resize_(other.shape)
+
+    def fill_diagonal_(self, fill_value, wrap=False):
+        """Fills the main diagonal (all dims equal beyond 2 dims); with wrap, a tall matrix's diagonal restarts
+        after each block of columns + 1 rows, as NumPy's fill_diagonal."""
+        from ._legacy import fill_diagonal
+
+        return fill_diagonal(self, fill_value, wrap)
+
+    def apply_(self, callable):
+        """Replaces each element x by callable(x), in place (CPU tensors only; slow: a Python call per element)."""
+        from ._legacy import apply_elementwise
+
+        return apply_elementwise(self, callable, None)
+
+    def map_(self, tensor, callable):
+        """Replaces each element x by callable(x, y), y the matching element of tensor broadcast to this shape,
+        in place (CPU tensors only)."""
+        from ._legacy import apply_elementwise
+
+        return apply_elementwise(self, callable, tensor)
+
+    def geometric_(self, p, *, generator=None):
+        """Fills the tensor with draws of the geometric distribution: trials up to the first success, each of
+        probability p (values 1, 2, ...)."""
+        from ._legacy import random_fill
+
+        return random_fill(self, "geometric", p, None, generator)
+
+    def log_normal_(self, mean=1, std=2, *, generator=None):
+        """Fills the tensor with exp(N(mean, std^2)) draws."""
+        from ._legacy import random_fill
+
+        return random_fill(self, "log_normal", mean, std, generator)
+
+    def cauchy_(self, median=0, sigma=1, *, generator=None):
+        """Fills the tensor with draws of the Cauchy distribution median + sigma * tan(pi (u - 1/2))."""
+        from ._legacy import random_fill
+
+        return random_fill(self, "cauchy", median, sigma, generator)
+
+    def as_subclass(self, cls):
+        """This tensor as an instance of cls (a subclass of torchlite.Tensor): the same memory, and still
+        attached to the autograd graph."""
+        if not (isinstance(cls, type) and issubclass(cls, Tensor)):
+            raise TypeError(f"as_subclass(): cls must be a subclass of torchlite.Tensor, not {cls!r}")
+        out = self.view_as(self)
+        out.__class__ = cls
+        return out
+
+    def histogram(self, bins, *, range=None, weight=None, density=False):  # noqa: A002
+        """See torchlite.histogram."""
+        from ._names import histogram
+
+        return histogram(self, bins, range=range, weight=weight, density=density)
+
+    def unique_consecutive(self, return_inverse=False, return_counts=False, dim=None):
+        """See torchlite.unique_consecutive."""
+        from ._names import unique_consecutive
+
+        return unique_consecutive(self, return_inverse, return_counts, dim)
+
+    def record_stream(self, stream):
+        """Marks the tensor as used by a CUDA stream: nothing to do, as torchlite runs a device's work in order on
+        one stream (its memory is never reused while queued work may read it)."""
+        if self.device.type != "cuda":
+            raise RuntimeError("record_stream: expected a CUDA tensor")
+
+    def pin_memory(self, device=None):
+        """A copy in page-locked memory in PyTorch; torchlite has no pinned memory, so a plain contiguous copy
+        (copies to CUDA are synchronous)."""
+        if self.device.type != "cpu":
+            raise RuntimeError(f"cannot pin '{self.type()}' only dense CPU tensors can be pinned")
+        return self.clone()
+
+    def is_pinned(self, device=None):
+        """Whether the tensor is in page-locked memory: never in torchlite."""
+        return False
+
+    def set_(self, source=None, storage_offset=0, size=None, stride=None):
+        """Makes this tensor view source's memory (with size, stride and storage_offset when given), keeping its
+        identity; set_() with no source makes it empty."""
+        from ._C import _functions as F
+
+        if source is None:
+            self.data = F.empty(0, dtype=self.dtype, device=self.device)
+            return self
+        if not isinstance(source, Tensor):
+            raise TypeError(f"set_(): argument 'source' must be Tensor, not {type(source).__name__} (torchlite "
+                            "has no Storage objects)")
+        if source.dtype != self.dtype:
+            raise RuntimeError(f"Could not set tensor of type {source.dtype} to a tensor of type {self.dtype}")
+        if size is not None:
+            if stride is None:
+                stride, step = [], 1
+                for n in reversed(tuple(size)):
+                    stride.append(step)
+                    step *= max(n, 1)
+                stride = tuple(reversed(stride))
+            source = F.as_strided(source.detach(), tuple(size), tuple(stride), storage_offset)
+        self.data = source.detach()
+        return self
+
+    def is_set_to(self, tensor):
+        """Whether both tensors view the same memory with the same geometry."""
+        return (self.device == tensor.device and self.dtype == tensor.dtype and self.shape == tensor.shape
+                and self.stride() == tensor.stride() and (self.numel() == 0 or self.data_ptr() == tensor.data_ptr()))
+
     def numpy(self, *, force=False):
         """A NumPy array sharing this tensor's memory (CPU tensors). As PyTorch, a tensor that requires grad
         is refused (detach it first); force=True detaches and copies to the CPU when needed."""
@@ -35,6 +225,11 @@ class Tensor(_C.TensorBase):
         from .functional import norm
 
         return norm(self, p, dim, keepdim, dtype=dtype)
+
+    def lu(self, pivot=True, get_infos=False):
+        """The LU factorization, as torchlite.lu."""
+        from .functional import lu
+        return lu(self, pivot, get_infos)
 
     def unique(self, sorted=True, return_inverse=False, return_counts=False, dim=None):
         """unique(sorted=True, return_inverse=False, return_counts=False, dim=None): see torchlite.unique."""
@@ -183,6 +378,33 @@ class Tensor(_C.TensorBase):
         if self.dim() < 2:
             raise RuntimeError(f"tensor.mT is only supported on matrices or batches of matrices. Got {self.dim()}-D "
                                "tensor.")
+        return self.transpose(-2, -1)
+
+    @property
+    def mH(self):
+        """The conjugate transpose of the last two dims (the transpose, for real dtypes)."""
+        if self.dim() < 2:
+            raise RuntimeError(f"tensor.mH is only supported on matrices or batches of matrices. Got {self.dim()}-D "
+                               "tensor.")
+        return self.transpose(-2, -1)
+
+    @property
+    def H(self):
+        """The conjugate transpose of a matrix (the transpose, for real dtypes); a 0-dim tensor itself."""
+        if self.dim() not in (0, 2):
+            raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {self.dim()}-D tensor.")
+        if self.dim() == 0:
+            import warnings
+
+            warnings.warn("Tensor.H is deprecated on 0-D tensors. Consider using x.conj().", UserWarning, stacklevel=2)
+            return self
+        return self.transpose(0, 1)
+
+    def adjoint(self):
+        """The conjugate transpose of the last two dims, as a view (the transpose, for real dtypes)."""
+        if self.dim() < 2:
+            raise RuntimeError(f"tensor.adjoint() is only supported on matrices or batches of matrices. Got "
+                               f"{self.dim()}-D tensor.")
         return self.transpose(-2, -1)
 
     def __iter__(self):

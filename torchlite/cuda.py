@@ -14,7 +14,9 @@ from . import _C
 
 __all__ = ["is_available", "device_count", "current_device", "set_device", "synchronize", "get_device_name", "memory_allocated",
            "max_memory_allocated", "memory_reserved", "max_memory_reserved", "reset_peak_memory_stats",
-           "empty_cache", "memory_stats"]
+           "empty_cache", "memory_stats", "manual_seed", "manual_seed_all", "seed", "seed_all", "initial_seed",
+           "get_rng_state", "set_rng_state", "get_rng_state_all", "set_rng_state_all", "Stream", "Event",
+           "StreamContext", "stream", "current_stream", "default_stream", "set_stream"]
 
 
 def _find_cublas():
@@ -115,6 +117,204 @@ def reset_peak_memory_stats(device=None) -> None:
 def empty_cache() -> None:
     """Gives the cached free blocks of every device back to the driver (live tensors are untouched)."""
     _C._cuda_empty_cache()
+
+
+# ---------------------------------------------------------------- random numbers
+# One Philox generator serves every CUDA device (torchlite._C._cuda_default_generator); without a GPU the
+# seeding functions still set it, as PyTorch's record the seed for later.
+
+def manual_seed(seed) -> None:
+    """Seeds the CUDA generator (int(seed); negative seeds wrap modulo 2^64)."""
+    _C._cuda_default_generator.manual_seed(int(seed))
+
+
+def manual_seed_all(seed) -> None:
+    """Seeds the CUDA generator of every device (one generator serves them all)."""
+    _C._cuda_default_generator.manual_seed(int(seed))
+
+
+def seed() -> None:
+    """Seeds the CUDA generator from the OS's entropy source."""
+    _C._cuda_default_generator.seed()
+
+
+def seed_all() -> None:
+    """seed() for every device."""
+    _C._cuda_default_generator.seed()
+
+
+def initial_seed() -> int:
+    """The seed of the CUDA generator."""
+    return _C._cuda_default_generator.initial_seed()
+
+
+def get_rng_state(device="cuda"):
+    """The CUDA generator's state: a uint8 tensor of 16 bytes (seed and offset)."""
+    return _C._cuda_default_generator.get_state()
+
+
+def set_rng_state(new_state, device="cuda") -> None:
+    """Restores the CUDA generator's state from get_rng_state()."""
+    _C._cuda_default_generator.set_state(new_state)
+
+
+def get_rng_state_all():
+    return [get_rng_state(i) for i in range(max(device_count(), 1))]
+
+
+def set_rng_state_all(new_states) -> None:
+    for state in new_states:
+        set_rng_state(state)
+
+
+# ---------------------------------------------------------------- streams and events
+# torchlite queues all work of a device, in order, on that device's default stream. So a Stream is a handle on
+# that stream: work "on" another stream still runs in order, waits between streams are already satisfied, and
+# synchronize() waits for the device.
+
+def _require_cuda(what):
+    if not is_available():
+        raise RuntimeError(f"{what}: CUDA is not available (no CUDA device, or torchlite was built without CUDA)")
+
+
+def _device_of(device):
+    from . import device as _device
+
+    index = _index(device)
+    return _device("cuda", current_device() if index < 0 else index)
+
+
+class Stream:
+    """A CUDA stream of a device (torchlite runs everything on the device's default stream, in order)."""
+
+    def __init__(self, device=None, priority=0, **kwargs):
+        _require_cuda("torchlite.cuda.Stream")
+        self.device = _device_of(device)
+        self.priority = priority
+        self.stream_id = 0
+        self.cuda_stream = 0
+
+    def synchronize(self) -> None:
+        synchronize(self.device)
+
+    def query(self) -> bool:
+        """Whether all work queued on the stream is done (it waits for it: torchlite has no asynchronous query)."""
+        synchronize(self.device)
+        return True
+
+    def wait_stream(self, stream) -> None:
+        """Makes later work wait for `stream`'s: always true here, as all work runs in order."""
+
+    def wait_event(self, event) -> None:
+        """Makes later work wait for `event`: always true here, as all work runs in order."""
+
+    def record_event(self, event=None):
+        event = Event() if event is None else event
+        event.record(self)
+        return event
+
+    def __eq__(self, other):
+        return isinstance(other, Stream) and other.device == self.device and other.stream_id == self.stream_id
+
+    def __hash__(self):
+        return hash((self.device.index, self.stream_id))
+
+    def __repr__(self):
+        return f"<torchlite.cuda.Stream device={self.device} cuda_stream={self.cuda_stream:#x}>"
+
+
+class Event:
+    """A CUDA event: record() marks a point in a stream's work; elapsed_time() is the time between two recorded
+    events, in milliseconds (measured on the host when each was recorded, after the work before it finished)."""
+
+    def __init__(self, enable_timing=False, blocking=False, interprocess=False):
+        self.enable_timing = enable_timing
+        self.blocking = blocking
+        self.interprocess = interprocess
+        self._time = None
+        self._device = None
+
+    def record(self, stream=None) -> None:
+        import time
+
+        _require_cuda("torchlite.cuda.Event.record")
+        stream = current_stream() if stream is None else stream
+        synchronize(stream.device)
+        self._device = stream.device
+        self._time = time.perf_counter()
+
+    def wait(self, stream=None) -> None:
+        """Makes `stream` wait for the event: always true here, as all work runs in order."""
+
+    def query(self) -> bool:
+        return True
+
+    def synchronize(self) -> None:
+        if self._device is not None:
+            synchronize(self._device)
+
+    def elapsed_time(self, end_event) -> float:
+        if not (self.enable_timing and end_event.enable_timing):
+            raise RuntimeError("Both events must be created with argument 'enable_timing=True'.")
+        if self._time is None or end_event._time is None:
+            raise RuntimeError("Both events must be recorded before calculating elapsed time.")
+        return (end_event._time - self._time) * 1000.0
+
+    def __repr__(self):
+        return f"<torchlite.cuda.Event {'recorded' if self._time is not None else 'uninitialized'}>"
+
+
+_current_streams = {}
+
+
+def default_stream(device=None) -> Stream:
+    """The default stream of the device (the current one by default)."""
+    _require_cuda("torchlite.cuda.default_stream")
+    return Stream(device)
+
+
+def current_stream(device=None) -> Stream:
+    """The stream selected on the device (by torchlite.cuda.stream(...)), else its default stream."""
+    _require_cuda("torchlite.cuda.current_stream")
+    d = _device_of(device)
+    return _current_streams.get(d.index) or Stream(d)
+
+
+def set_stream(stream) -> None:
+    if stream is not None:
+        _current_streams[stream.device.index] = stream
+
+
+class StreamContext:
+    """with torchlite.cuda.stream(s): makes s the current stream of its device for the block (None: no-op)."""
+
+    def __init__(self, stream):
+        self.stream = stream
+        self.prev = None
+
+    def __enter__(self):
+        if self.stream is not None:
+            self.prev = _current_streams.get(self.stream.device.index)
+            _current_streams[self.stream.device.index] = self.stream
+        return self.stream
+
+    def __exit__(self, *exc):
+        if self.stream is not None:
+            if self.prev is None:
+                _current_streams.pop(self.stream.device.index, None)
+            else:
+                _current_streams[self.stream.device.index] = self.prev
+        return False
+
+
+def stream(stream) -> StreamContext:
+    return StreamContext(stream)
+
+
+# The legacy CUDA type names (torchlite.cuda.FloatTensor...): isinstance of a CUDA tensor of their dtype.
+from ._legacy import CUDA_LEGACY_TYPES as _LEGACY  # noqa: E402
+
+globals().update(_LEGACY)
 
 
 def __getattr__(name):

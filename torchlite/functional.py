@@ -111,16 +111,18 @@ def tensordot(a, b, dims=2, *rest, out=None):
 
 def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
     """norm(input, p='fro', dim=None, keepdim=False, out=None, dtype=None): the vector p-norm over `dim`
-    (all dims when None), as torch.norm: p may be a number (2, inf, -inf, 0, any p), None (2) or 'fro'
-    (the 2-norm over at most two dims)."""
+    (all dims when None), as torch.norm: p may be a number (2, inf, -inf, 0, any p), None (2), 'fro'
+    (the 2-norm over at most two dims) or 'nuc' (the nuclear norm of the matrices in two dims)."""
     if isinstance(p, str):
         if p == "fro" and (dim is None or isinstance(dim, int) or len(dim) <= 2):
             p = 2
         elif p == "fro":
             raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {' '.join(str(d) for d in dim)}")
         elif p == "nuc":
-            raise NotImplementedError("norm: p='nuc' (the nuclear norm) needs a singular value decomposition, "
-                                      "which torchlite does not have yet")
+            nuc_dim = (-2, -1) if dim is None else dim
+            if out is None:
+                return _C._linalg.linalg_matrix_norm(input, "nuc", nuc_dim, keepdim, dtype=dtype)
+            return _C._linalg.linalg_matrix_norm(input, "nuc", nuc_dim, keepdim, dtype=dtype, out=out)
         else:
             raise RuntimeError(f"linalg.matrix_norm: Order {p} not supported.")
     if out is None:
@@ -143,3 +145,20 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     if return_counts:
         return output, counts
     return output
+
+
+def lu(A, pivot=True, get_infos=False, out=None):
+    """lu(A, pivot=True, get_infos=False, out=None): torch.lu, the LU factorization as linalg.lu_factor_ex
+    gives it: a tuple (LU, pivots), or (LU, pivots, infos) with get_infos (else a singular matrix raises)."""
+    LU, pivots, infos = _C._linalg.linalg_lu_factor_ex(A, pivot=pivot, check_errors=not get_infos)
+    result = (LU, pivots, infos) if get_infos else (LU, pivots)
+    if out is not None:
+        if not isinstance(out, (tuple, list)) or len(out) != len(result):
+            raise TypeError(f"lu: expected out to be a tuple of {len(result)} tensors")
+        for o, r in zip(out, result):
+            if tuple(o.shape) != tuple(r.shape):
+                raise RuntimeError(f"lu: expected out tensors of shapes {[tuple(x.shape) for x in result]}, "
+                                   f"got {tuple(o.shape)}")
+            o.copy_(r)
+        return tuple(out)
+    return result

@@ -63,6 +63,29 @@ Tensor mm_mat1_backward(const Tensor& grad, const Tensor& mat2, IntArrayRef mat1
 // mat1^T @ grad: mm's gradient for its second operand, laid out as mat2 was (the same rule), times alpha.
 Tensor mm_mat2_backward(const Tensor& grad, const Tensor& mat1, IntArrayRef mat2_strides, const Scalar& alpha);
 
+// torch.linalg (helpers_linalg.cpp): the gradients of the LAPACK kernels (codegen/helpers.yaml describes each).
+Tensor linalg_lu_factor_backward(const Tensor& grad, const Tensor& LU, const Tensor& pivots);
+std::tuple<Tensor, Tensor> linalg_lu_solve_backward(const Tensor& grad, const Tensor& result, const Tensor& LU,
+                                                    const Tensor& pivots, bool left, bool adjoint,
+                                                    std::array<bool, 2> grad_input_mask);
+std::tuple<Tensor, Tensor> linalg_solve_backward(const Tensor& grad, const Tensor& result, const Tensor& A,
+                                                 const Tensor& B, bool left, std::array<bool, 2> grad_input_mask);
+Tensor linalg_inv_backward(const Tensor& grad, const Tensor& inverse);
+Tensor linalg_det_backward(const Tensor& grad, const Tensor& A, const Tensor& det);
+Tensor linalg_slogdet_backward(const Tensor& grad_logabsdet, const Tensor& A);
+Tensor linalg_cholesky_backward(const Tensor& grad, const Tensor& L, bool upper);
+Tensor linalg_qr_backward(const Tensor& grad_Q, const Tensor& grad_R, const Tensor& Q, const Tensor& R,
+                          std::string_view mode);
+Tensor linalg_eigh_backward(const Tensor& grad_eigenvalues, const Tensor& grad_eigenvectors, const Tensor& eigenvalues,
+                            const Tensor& eigenvectors);
+Tensor linalg_svd_backward(const Tensor& grad_U, const Tensor& grad_S, const Tensor& grad_Vh, const Tensor& U,
+                           const Tensor& S, const Tensor& Vh, bool full_matrices);
+std::tuple<Tensor, Tensor> linalg_solve_triangular_backward(const Tensor& grad, const Tensor& A, const Tensor& result,
+                                                            bool upper, bool left, bool unitriangular,
+                                                            std::array<bool, 2> grad_input_mask);
+std::tuple<Tensor, Tensor> linalg_lstsq_backward(const Tensor& grad, const Tensor& A, const Tensor& B,
+                                                 const Tensor& solution, std::array<bool, 2> grad_input_mask);
+
 // ------------------------------------------------------------------ pointwise (helpers_pointwise.cpp)
 
 // grad / (x (1 - x)); without eps (or with eps < 0) NaN outside [0, 1], with eps 0
@@ -259,5 +282,12 @@ Tensor scatter_reduce_jvp(const Tensor& self_t, const Tensor& src_t, const Tenso
 // sort, topk, cummax...): self_t gathered at indices along dim (indices unsqueezed
 // at dim when !keepdim, and the result squeezed back); self_t itself when 0-dim.
 Tensor gather_with_keepdimed_indices(const Tensor& self_t, int64_t dim, const Tensor& indices, bool keepdim);
+
+
+// ------------------------------------------------------------------ special functions (helpers_special.cpp)
+
+// The gradient of an input PyTorch has no formula for (zeta's x, igamma's a): raises NotImplementedError
+// "the derivative for '<what>' is not implemented." when that gradient is needed.
+Tensor not_implemented(std::string_view what);
 
 }  // namespace torchlite::autograd

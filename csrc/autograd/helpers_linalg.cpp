@@ -32,3 +32,253 @@ Tensor mm_mat2_backward(const Tensor& grad, const Tensor& mat1, IntArrayRef mat2
 }
 
 }  // namespace torchlite::autograd
+
+// ------------------------------------------------------------------ torch.linalg (issue 18)
+// The gradients of the LAPACK kernels (kernels/generic/linalg_lapack.cpp), written with torchlite ops so that
+// double backward records through them. Real dtypes: transposes stand for PyTorch's conjugate transposes.
+#include <algorithm>
+#include <vector>
+
+#include "composite/Numbers.h"
+#include "kernels/Linalg.h"
+#include "ops/_linalg_svd.h"
+#include "ops/_to_copy.h"
+#include "ops/add.h"
+#include "ops/cat.h"
+#include "ops/contiguous.h"
+#include "ops/diag_embed.h"
+#include "ops/diagonal.h"
+#include "ops/div.h"
+#include "ops/eye.h"
+#include "ops/linalg_det.h"
+#include "ops/linalg_inv.h"
+#include "ops/linalg_lu_solve.h"
+#include "ops/linalg_solve.h"
+#include "ops/linalg_solve_triangular.h"
+#include "ops/lu_unpack.h"
+#include "ops/matmul.h"
+#include "ops/narrow.h"
+#include "ops/neg.h"
+#include "ops/prod_dim_int.h"
+#include "ops/reciprocal.h"
+#include "ops/squeeze_dim.h"
+#include "ops/sub.h"
+#include "ops/transpose_int.h"
+#include "ops/tril.h"
+#include "ops/triu.h"
+#include "ops/unsqueeze.h"
+
+namespace torchlite::autograd {
+
+namespace {
+
+Tensor mT(const Tensor& t) { return transpose(t, -2, -1); }
+
+Tensor eye_like(int64_t n, const Tensor& like) { return eye(n, std::nullopt, like.scalar_type(), like.device()); }
+
+// M with its diagonal replaced by d.
+Tensor with_diagonal(const Tensor& M, const Tensor& d) {
+  return add(sub(M, diag_embed(diagonal(M, 0, -2, -1))), diag_embed(d));
+}
+
+// The gradient of A = P L U (square) from those of its factors.
+Tensor lu_factors_backward(const Tensor& gL, const Tensor& gU, const Tensor& P, const Tensor& L, const Tensor& U) {
+  Tensor phi = add(tril(matmul(mT(L), gL), -1), triu(matmul(gU, mT(U))));
+  Tensor x = linalg_solve_triangular(mT(L), phi, /*upper=*/true, /*left=*/true, /*unitriangular=*/true);
+  x = linalg_solve_triangular(mT(U), x, /*upper=*/false, /*left=*/false, /*unitriangular=*/false);
+  return matmul(P, x);
+}
+
+void check_square_lu(const Tensor& LU) {
+  TL_CHECK_KIND(ErrorKind::NotImplemented, LU.size(-1) == LU.size(-2),
+                "linalg.lu_factor: the derivative is implemented for square matrices only, got ", LU.size(-2), " by ",
+                LU.size(-1));
+}
+
+// The gradient of the packed LU from that of A = P L U.
+Tensor lu_packed_from_A(const Tensor& gA, const Tensor& P, const Tensor& L, const Tensor& U) {
+  Tensor ptg = matmul(mT(P), gA);
+  return add(tril(matmul(ptg, mT(U)), -1), triu(matmul(mT(L), ptg)));
+}
+
+}  // namespace
+
+Tensor linalg_lu_factor_backward(const Tensor& grad, const Tensor& LU, const Tensor& pivots) {
+  check_square_lu(LU);
+  auto [P, L, U] = lu_unpack(LU, pivots, true, true);
+  return lu_factors_backward(tril(grad, -1), triu(grad), P, L, U);
+}
+
+std::tuple<Tensor, Tensor> linalg_lu_solve_backward(const Tensor& grad, const Tensor& result, const Tensor& LU,
+                                                    const Tensor& pivots, bool left, bool adjoint,
+                                                    std::array<bool, 2> grad_input_mask) {
+  Tensor gB = linalg_lu_solve(LU, pivots, grad, left, !adjoint);
+  Tensor gLU;
+  if (grad_input_mask[0]) {
+    check_square_lu(LU);
+    Tensor gM = left ? neg(matmul(gB, mT(result))) : neg(matmul(mT(result), gB));  // of the system's matrix
+    Tensor gA = adjoint ? mT(gM) : gM;
+    auto [P, L, U] = lu_unpack(LU, pivots, true, true);
+    gLU = lu_packed_from_A(gA, P, L, U);
+  }
+  return {gLU, grad_input_mask[1] ? gB : Tensor()};
+}
+
+std::tuple<Tensor, Tensor> linalg_solve_backward(const Tensor& grad, const Tensor& result, const Tensor& A,
+                                                 const Tensor& B, bool left, std::array<bool, 2> grad_input_mask) {
+  Tensor gB = linalg_solve(mT(A), grad, left);
+  Tensor gA;
+  if (grad_input_mask[0]) {
+    bool vector = linalg::is_vector_rhs(A, B);
+    Tensor g = vector ? unsqueeze(gB, left ? -1 : -2) : gB;
+    Tensor x = vector ? unsqueeze(result, left ? -1 : -2) : result;
+    gA = left ? neg(matmul(g, mT(x))) : neg(matmul(mT(x), g));
+  }
+  return {gA, grad_input_mask[1] ? gB : Tensor()};
+}
+
+Tensor linalg_inv_backward(const Tensor& grad, const Tensor& inverse) {
+  Tensor it = mT(inverse);
+  return neg(matmul(matmul(it, grad), it));
+}
+
+Tensor linalg_det_backward(const Tensor& grad, const Tensor& A, const Tensor& det) {
+  Tensor g = unsqueeze(unsqueeze(mul(grad, det), -1), -1);
+  Tensor host = contiguous(_to_copy(det, ScalarType::Double, Device()));
+  const double* d = host.data<double>();
+  bool singular = false;
+  for (int64_t i = 0; i < host.numel(); ++i) singular = singular || d[i] == 0;
+  if (!singular) return mul(g, mT(linalg_inv(A)));
+  // det(A) A^-T is the cofactor matrix, U diag(prod of the other singular values) Vh det(U) det(Vh), which
+  // stays finite where A is singular
+  auto [U, S, Vh] = _linalg_svd(A, false, true, std::nullopt);
+  int64_t n = S.size(-1);
+  Tensor others = add(sub(unsqueeze(S, -2), diag_embed(S)), eye_like(n, S));  // row i: S with S_i replaced by 1
+  Tensor cof = prod(others, -1);
+  Tensor sign = mul(linalg_det(U), linalg_det(Vh));
+  Tensor adjT = mul(matmul(mul(U, unsqueeze(cof, -2)), Vh), unsqueeze(unsqueeze(sign, -1), -1));
+  return mul(unsqueeze(unsqueeze(grad, -1), -1), adjT);
+}
+
+Tensor linalg_slogdet_backward(const Tensor& grad_logabsdet, const Tensor& A) {
+  return mul(unsqueeze(unsqueeze(grad_logabsdet, -1), -1), mT(linalg_inv(A)));
+}
+
+Tensor linalg_cholesky_backward(const Tensor& grad, const Tensor& L, bool upper) {
+  Tensor l = upper ? mT(L) : L;
+  Tensor gl = upper ? mT(grad) : grad;
+  Tensor phi = tril(matmul(mT(l), gl));
+  phi = sub(phi, mul(diag_embed(diagonal(phi, 0, -2, -1)), number(0.5)));
+  Tensor x = linalg_solve_triangular(mT(l), phi, /*upper=*/true, /*left=*/true, /*unitriangular=*/false);
+  Tensor gA = linalg_solve_triangular(l, x, /*upper=*/false, /*left=*/false, /*unitriangular=*/false);
+  return mul(add(gA, mT(gA)), number(0.5));
+}
+
+namespace {
+
+// The QR gradient of A = QR with m >= n (Q m x n, R n x n upper): (gQ + Q copyltu(M)) R^-T, M = R gR^T - gQ^T Q.
+Tensor qr_backward_tall(const Tensor& gQ, const Tensor& gR, const Tensor& Q, const Tensor& R) {
+  Tensor M = sub(matmul(R, mT(gR)), matmul(mT(gQ), Q));
+  Tensor sym = add(tril(M), mT(tril(M, -1)));
+  Tensor b = add(gQ, matmul(Q, sym));
+  return linalg_solve_triangular(mT(R), b, /*upper=*/false, /*left=*/false, /*unitriangular=*/false);
+}
+
+}  // namespace
+
+Tensor linalg_qr_backward(const Tensor& grad_Q, const Tensor& grad_R, const Tensor& Q, const Tensor& R,
+                          std::string_view mode) {
+  TL_CHECK(mode != "r", "The derivative of linalg.qr depends on Q, which is not computed when mode='r'. Please use "
+           "linalg.qr(A, mode='reduced') if you are going to differentiate through linalg.qr.");
+  int64_t m = Q.size(-2), n = R.size(-1);
+  TL_CHECK(!(mode == "complete" && m > n), "The QR decomposition is not differentiable when mode='complete' and "
+           "nrows > ncols.");
+  if (m >= n) return qr_backward_tall(grad_Q, grad_R, Q, R);
+  // A = [X | Y] with X = Q R1 square and Y = Q R2: Y reaches Q through R2 = Q^T Y
+  Tensor R1 = narrow(R, -1, 0, m), R2 = narrow(R, -1, m, n - m);
+  Tensor gR1 = narrow(grad_R, -1, 0, m), gR2 = narrow(grad_R, -1, m, n - m);
+  Tensor Y = matmul(Q, R2);
+  Tensor gX = qr_backward_tall(add(grad_Q, matmul(Y, mT(gR2))), gR1, Q, R1);
+  return cat({gX, matmul(Q, gR2)}, -1);
+}
+
+Tensor linalg_eigh_backward(const Tensor& grad_eigenvalues, const Tensor& grad_eigenvectors, const Tensor& eigenvalues,
+                            const Tensor& eigenvectors) {
+  int64_t n = eigenvalues.size(-1);
+  TL_CHECK(eigenvectors.numel() > 0 || n == 0, "linalg.eigh: the derivative needs the eigenvectors, which "
+           "_linalg_eigh(compute_v=False) does not compute; use linalg.eigh");
+  const Tensor& V = eigenvectors;
+  // E_ij = L_j - L_i, with ones on the diagonal so that the division leaves it finite (it is replaced)
+  Tensor E = add(sub(unsqueeze(eigenvalues, -2), unsqueeze(eigenvalues, -1)), eye_like(n, eigenvalues));
+  Tensor inner = div(matmul(mT(V), grad_eigenvectors), E);
+  inner = with_diagonal(inner, grad_eigenvalues);
+  return matmul(matmul(V, inner), mT(V));
+}
+
+Tensor linalg_svd_backward(const Tensor& grad_U, const Tensor& grad_S, const Tensor& grad_Vh, const Tensor& U_,
+                           const Tensor& S, const Tensor& Vh_, bool full_matrices) {
+  int64_t k = S.size(-1);
+  TL_CHECK(U_.numel() > 0 || k == 0, "svd_backward: Setting compute_uv to false in torch.svd doesn't compute singular "
+           "matrices, and hence we cannot compute backward. Please use torch.svd(compute_uv=True)");
+  // columns of full matrices past min(m, n) are ignored, as in PyTorch
+  Tensor U = full_matrices ? narrow(U_, -1, 0, k) : U_;
+  Tensor Vh = full_matrices ? narrow(Vh_, -2, 0, k) : Vh_;
+  Tensor gU = full_matrices ? narrow(grad_U, -1, 0, k) : grad_U;
+  Tensor gVh = full_matrices ? narrow(grad_Vh, -2, 0, k) : grad_Vh;
+  int64_t m = U.size(-2), n = Vh.size(-1);
+  Tensor UtgU = matmul(mT(U), gU);
+  Tensor VtgV = matmul(Vh, mT(gVh));
+  Tensor S2 = mul(S, S);
+  Tensor I = eye_like(k, S);
+  // F_ij = 1 / (S_j^2 - S_i^2) off the diagonal, 0 on it
+  Tensor F = sub(reciprocal(add(sub(unsqueeze(S2, -2), unsqueeze(S2, -1)), I)), I);
+  Tensor J = mul(F, sub(UtgU, mT(UtgU)));
+  Tensor K = mul(F, sub(VtgV, mT(VtgV)));
+  Tensor inner = add(add(mul(J, unsqueeze(S, -2)), mul(unsqueeze(S, -1), K)), diag_embed(grad_S));
+  Tensor gA = matmul(matmul(U, inner), Vh);
+  if (m > k) gA = add(gA, matmul(div(sub(gU, matmul(U, UtgU)), unsqueeze(S, -2)), Vh));
+  if (n > k) gA = add(gA, matmul(U, div(sub(gVh, matmul(mT(VtgV), Vh)), unsqueeze(S, -1))));
+  return gA;
+}
+
+std::tuple<Tensor, Tensor> linalg_solve_triangular_backward(const Tensor& grad, const Tensor& A, const Tensor& result,
+                                                            bool upper, bool left, bool unitriangular,
+                                                            std::array<bool, 2> grad_input_mask) {
+  Tensor gB = linalg_solve_triangular(mT(A), grad, !upper, left, unitriangular);
+  Tensor gA;
+  if (grad_input_mask[0]) {
+    gA = left ? neg(matmul(gB, mT(result))) : neg(matmul(mT(result), gB));
+    gA = upper ? triu(gA, unitriangular ? 1 : 0) : tril(gA, unitriangular ? -1 : 0);
+  }
+  return {gA, grad_input_mask[1] ? gB : Tensor()};
+}
+
+std::tuple<Tensor, Tensor> linalg_lstsq_backward(const Tensor& grad, const Tensor& A, const Tensor& B,
+                                                 const Tensor& solution, std::array<bool, 2> grad_input_mask) {
+  bool vector = B.dim() == A.dim() - 1;
+  Tensor g = vector ? unsqueeze(grad, -1) : grad;
+  Tensor X = vector ? unsqueeze(solution, -1) : solution;
+  Tensor Bm = vector ? unsqueeze(B, -1) : B;
+  int64_t m = A.size(-2), n = A.size(-1);
+  Tensor gA, gB;
+  if (m >= n) {  // X = (A^T A)^-1 A^T B
+    Tensor Y = linalg_solve(matmul(mT(A), A), g, true);
+    gB = matmul(A, Y);
+    if (grad_input_mask[0]) {
+      Tensor r = sub(Bm, matmul(A, X));
+      gA = sub(matmul(r, mT(Y)), matmul(matmul(A, Y), mT(X)));
+    }
+  } else {  // X = A^T (A A^T)^-1 B
+    Tensor H = matmul(A, mT(A));
+    Tensor W = linalg_solve(H, matmul(A, g), true);
+    gB = W;
+    if (grad_input_mask[0]) {
+      Tensor Z = linalg_solve(H, Bm, true);
+      gA = sub(matmul(Z, mT(sub(g, matmul(mT(A), W)))), matmul(W, mT(X)));
+    }
+  }
+  if (vector) gB = squeeze(gB, -1);
+  return {grad_input_mask[0] ? gA : Tensor(), grad_input_mask[1] ? gB : Tensor()};
+}
+
+}  // namespace torchlite::autograd

@@ -91,7 +91,9 @@ Tensor composite::nansum(const Tensor& self, std::optional<IntArrayRef> dim, boo
 }
 
 Tensor composite::count_nonzero_dim_IntList(const Tensor& self, IntArrayRef dim) {
-  return torchlite::sum(torchlite::ne(self, number(Scalar(int64_t(0)))), dim, /*keepdim=*/false, std::nullopt);
+  // A bool tensor is its own mask (ne against an int 0 would compute in int64: a copy 8x its size).
+  const Tensor mask = self.scalar_type() == ScalarType::Bool ? self : torchlite::ne(self, number(Scalar(int64_t(0))));
+  return torchlite::sum(mask, dim, /*keepdim=*/false, std::nullopt);
 }
 
 Tensor composite::count_nonzero(const Tensor& self, std::optional<int64_t> dim) {

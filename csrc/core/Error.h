@@ -8,7 +8,8 @@
 
 namespace torchlite {
 
-enum class ErrorKind : uint8_t { Runtime, Type, Value, Index, NotImplemented };
+// LinAlg: torchlite.linalg.LinAlgError, a RuntimeError subclass (a singular or non-positive-definite matrix).
+enum class ErrorKind : uint8_t { Runtime, Type, Value, Index, NotImplemented, LinAlg };
 
 class Error : public std::exception {
  public:

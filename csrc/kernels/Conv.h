@@ -112,8 +112,19 @@ inline Params check(const Tensor& input, const Tensor& weight, const std::option
     g.stride[j] = stride[j];
     g.pad[j] = padding[j];
     g.dil[j] = dilation[j];
-    padded[j] = in[j] + 2 * padding[j];
-    kernel[j] = dilation[j] * (g.k[j] - 1) + 1;
+    // Checked: a padding or dilation near 2^63 would wrap the sizes (and index far outside the input).
+    bool overflow = __builtin_mul_overflow(padding[j], int64_t(2), &padded[j]);
+    overflow |= __builtin_add_overflow(padded[j], in[j], &padded[j]);
+    overflow |= __builtin_mul_overflow(dilation[j], g.k[j] > 0 ? g.k[j] - 1 : 0, &kernel[j]);
+    overflow |= __builtin_add_overflow(kernel[j], int64_t(1), &kernel[j]);
+    if (transposed) {
+      int64_t img = 0;
+      overflow |= __builtin_mul_overflow(in[j] > 0 ? in[j] - 1 : 0, stride[j], &img);
+      overflow |= __builtin_add_overflow(img, kernel[j], &img);
+      overflow |= __builtin_add_overflow(img, output_padding[j], &img);
+    }
+    TL_CHECK(!overflow, "convolution: the output size overflows int64 with padding=", to_string(padding),
+             ", dilation=", to_string(dilation), ", stride=", to_string(stride));
   }
   for (int j = 0; j < d; ++j) {
     if (!transposed) {
@@ -151,6 +162,14 @@ inline Geometry blocks(const char* op, const int64_t* img, IntArrayRef kernel_si
            " pad_width: ", padding[1]);
   TL_CHECK(stride[0] > 0 && stride[1] > 0, "stride should be greater than zero, but got stride_height: ", stride[0],
            " stride_width: ", stride[1]);
+  for (int j = 0; j < 2; ++j) {
+    int64_t span = 0;  // img + 2 * padding and the dilated kernel, checked (a wrap would index outside the image)
+    bool overflow = __builtin_mul_overflow(padding[j], int64_t(2), &span);
+    overflow |= __builtin_add_overflow(span, img[j], &span);
+    overflow |= __builtin_mul_overflow(dilation[j], kernel_size[j] - 1, &span);
+    TL_CHECK(!overflow, op, ": the size of the array of sliding blocks overflows int64 with padding=(", padding[0],
+             ", ", padding[1], "), dilation=(", dilation[0], ", ", dilation[1], ")");
+  }
   Geometry g;
   g.d = 2;
   for (int j = 0; j < 2; ++j) {

@@ -169,6 +169,29 @@ TL_HOST_DEVICE inline double hypot(double x, double y) { return ::hypot(x, y); }
 TL_HOST_DEVICE inline float copysign(float x, float y) { return ::copysignf(x, y); }
 TL_HOST_DEVICE inline double copysign(double x, double y) { return ::copysign(x, y); }
 
+// gcd and lcm of integers (the gcd and lcm ops): non-negative, gcd(0, 0) = 0, lcm(x, 0) = 0; the most
+// negative value wraps as in two's complement (-fwrapv), as PyTorch's.
+template <typename T> TL_HOST_DEVICE inline T gcd(T a, T b) {
+  static_assert(!is_float_v<T>, "gcd is defined for integers only");
+  if constexpr (std::is_signed_v<T>) {
+    a = a < 0 ? T(-a) : a;
+    b = b < 0 ? T(-b) : b;
+  }
+  while (b != 0) {
+    T r = T(a % b);
+    a = b;
+    b = r;
+  }
+  return a;
+}
+template <typename T> TL_HOST_DEVICE inline T lcm(T a, T b) {
+  T g = gcd(a, b);
+  if (g == 0) return T(0);
+  T r = T(T(a / g) * b);
+  if constexpr (std::is_signed_v<T>) r = r < 0 ? T(-r) : r;
+  return r;
+}
+
 // Integer division helpers: zero divisors raise on the host; x / -1 wraps
 // instead of trapping for the most negative value.
 template <typename T>
@@ -467,3 +490,6 @@ TL_HOST_DEVICE inline double erfinv(double y) {
 TL_HOST_DEVICE inline float erfinv(float y) { return static_cast<float>(erfinv(static_cast<double>(y))); }
 
 }  // namespace torchlite::scalar_math
+
+// torchlite.special's functions (issue 18): Bessel, gamma, zeta, error-function family, polynomials.
+#include "kernels/SpecialMath.h"

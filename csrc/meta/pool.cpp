@@ -37,6 +37,10 @@ TensorMeta meta::max_pool_backward_meta(const Tensor& grad_output, const Tensor&
            scalar_type_name(indices.scalar_type()));
   TL_CHECK(indices.dim() == self.dim() && self.dim() > static_cast<int64_t>(kernel_size.size()),
            "max_pool_backward: expected indices with self's ", self.dim(), " dims, got ", indices.dim());
+  // The kernel reads planes * (indices' spatial numel) values: the leading (plane) dims must be self's.
+  for (int64_t j = 0; j < self.dim() - static_cast<int64_t>(kernel_size.size()); ++j)
+    TL_CHECK(indices.size(j) == self.size(j), "max_pool_backward: indices of size ", to_string(indices.sizes()),
+             " do not match self of size ", to_string(self.sizes()), " in dim ", j);
   return exact_meta(DimVector(self.sizes()), self);
 }
 

@@ -37,16 +37,17 @@ int64_t range::arange_length(const Scalar& start, const Scalar& end, const Scala
   TL_CHECK((d > 0 && e >= s) || (d < 0 && e <= s), "arange: upper bound and lower bound inconsistent with step sign");
   double n;
   if (dtype == ScalarType::Int64) {
-    // In int64 arithmetic on the truncated bounds, as PyTorch does for int64 results.
+    // In integer arithmetic on the truncated bounds, as PyTorch does for int64 results, but in 128 bits: in
+    // int64 `end - start` may wrap (arange(-2**62, 2**62, 2**62)) and INT64_MIN / -1 traps (SIGFPE).
     const int64_t xs = start.to_long(), xe = end.to_long(), xd = step.to_long();
     TL_CHECK(xd != 0, "arange: step must be nonzero");
     const int64_t sgn = (xd > 0) - (xd < 0);
-    n = std::ceil(static_cast<double>((xe - xs + xd - sgn) / xd));
+    n = static_cast<double>((static_cast<__int128>(xe) - xs + xd - sgn) / xd);
   } else {
     n = std::ceil((e - s) / d);
   }
-  TL_CHECK(n >= 0 && n <= static_cast<double>(std::numeric_limits<int64_t>::max()),
-           "arange: invalid size, possible overflow?");
+  // 2**63 (INT64_MAX as a double) does not fit int64: converting it is undefined behaviour.
+  TL_CHECK(n >= 0 && n < 9223372036854775808.0, "arange: invalid size, possible overflow?");
   return static_cast<int64_t>(n);
 }
 

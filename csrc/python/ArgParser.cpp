@@ -1,5 +1,6 @@
 #include "python/ArgParser.h"
 
+#include <cstring>
 #include <string>
 
 #include "core/TensorFactory.h"
@@ -104,12 +105,38 @@ static void init_signature(Signature& sig) {
   sig.npositional = npos;
 }
 
+static int find_name(const Signature& sig, const char* name) {
+  for (int i = 0; i < sig.nargs; ++i)
+    if (std::strcmp(sig.args[i].name, name) == 0) return i;
+  return -1;
+}
+
+// PyTorch's NumPy-style keyword aliases, for every op: axis= for dim=, keepdims= for keepdim=, and
+// input= (or x=, a=, x1=) for the tensor argument the schema calls self (or input), x2= for other.
+// Tried only when the keyword names no argument of the signature, so an argument of that name wins.
+static int find_kwarg_alias(const Signature& sig, PyObject* key) {
+  const char* k = PyUnicode_AsUTF8(key);
+  if (!k) {
+    PyErr_Clear();
+    return -1;
+  }
+  if (std::strcmp(k, "axis") == 0) return find_name(sig, "dim");
+  if (std::strcmp(k, "keepdims") == 0) return find_name(sig, "keepdim");
+  if (std::strcmp(k, "x2") == 0) return find_name(sig, "other");
+  if (std::strcmp(k, "input") == 0 || std::strcmp(k, "x") == 0 || std::strcmp(k, "a") == 0 ||
+      std::strcmp(k, "x1") == 0) {
+    int i = find_name(sig, "self");
+    return i >= 0 || std::strcmp(k, "input") == 0 ? i : find_name(sig, "input");
+  }
+  return -1;
+}
+
 static int find_kwarg(const Signature& sig, PyObject* key) {
   for (int i = 0; i < sig.nargs; ++i)
     if (sig.names[i] == key) return i;
   for (int i = 0; i < sig.nargs; ++i)
     if (PyUnicode_Compare(sig.names[i], key) == 0) return i;
-  return -1;
+  return find_kwarg_alias(sig, key);
 }
 
 // Tries one signature. On failure, when `why` is given, explains the first problem.
@@ -211,6 +238,10 @@ int parse_args(Signature* sigs, int nsigs, PyObject* const* args, Py_ssize_t nar
   }
   PyErr_SetString(PyExc_TypeError, msg.c_str());
   throw python_error();
+}
+
+void warn_deprecated(const char* message) {
+  if (PyErr_WarnEx(PyExc_UserWarning, message, 1) < 0) throw python_error();
 }
 
 // ------------------------------------------------------------------ conversions

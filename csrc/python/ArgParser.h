@@ -92,6 +92,9 @@ struct ParsedArgs {
 int parse_args(Signature* sigs, int nsigs, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames,
                ParsedArgs& out);
 
+// The UserWarning of an overload tagged `deprecated` (add(a, 10, b)); raises when warnings are errors.
+void warn_deprecated(const char* message);
+
 // Conversions shared with hand-written bindings.
 bool is_number(PyObject* obj);
 Scalar to_scalar(PyObject* obj);

@@ -16,6 +16,9 @@ struct python_error : std::exception {
 // name, so every error names the op while keeping PyTorch's wording after it.
 void set_python_error(const std::exception_ptr& e, const char* op = nullptr);
 
+// torchlite._C._LinAlgError (torchlite.linalg.LinAlgError), a subclass of RuntimeError: ErrorKind::LinAlg.
+PyObject* linalg_error_type();
+
 }  // namespace torchlite::python
 
 #define TL_PY_BEGIN try {

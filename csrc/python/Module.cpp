@@ -217,6 +217,7 @@ PYBIND11_MODULE(_C, m) {
       init_python_shard_4, init_python_shard_5, init_python_shard_6, init_python_shard_7,
   };
   for (auto init : shards) init(modules);
+  m.attr("_LinAlgError") = py::reinterpret_borrow<py::object>(linalg_error_type());
   init_number_slots();
   cuda::init();
   if (cuda::emulated()) emulate_cuda_kernels();  // tests only: TORCHLITE_EMULATE_CUDA=N

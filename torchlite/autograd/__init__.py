@@ -5,11 +5,13 @@ The graph is recorded by the generated ops (every formula comes from
 is the Python API: backward, grad, grad mode, gradcheck.
 """
 from .. import _C
+from . import anomaly_mode
+from .anomaly_mode import detect_anomaly, set_detect_anomaly  # noqa: F401
 from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled,  # noqa: F401
                         no_grad, set_grad_enabled)
 
 __all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
-           "gradcheck", "gradgradcheck", "Function", "once_differentiable"]
+           "gradcheck", "gradgradcheck", "Function", "once_differentiable", "detect_anomaly", "set_detect_anomaly"]
 
 
 def _as_tuple(x):
@@ -58,6 +60,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     grads = _make_grads(tensors, _as_tuple(grad_tensors))
     if retain_graph is None:
         retain_graph = create_graph
+    anomaly_mode.instrument(tensors)
     _C._run_backward(tensors, grads, retain_graph, create_graph, inputs, True)
 
 
@@ -80,6 +83,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     grads = _make_grads(outputs, _as_tuple(grad_outputs))
     if retain_graph is None:
         retain_graph = create_graph
+    anomaly_mode.instrument(outputs)
     result = _C._run_backward(outputs, grads, retain_graph, create_graph, inputs, False)
     for i, r in enumerate(result):
         if r is None and not allow_unused:

@@ -73,7 +73,8 @@ class OpInfo:
     promotion, python_module, tags, differentiable, nondiff, jvp, domain, xfail, not_twice_differentiable.
     From the registry: reference (a NumPy function) and tolerances (per result dtype)."""
 
-    def __init__(self, facts, sample=None, reference=None, gradcheck_sample=None, tolerances=None, derived=None):
+    def __init__(self, facts, sample=None, reference=None, gradcheck_sample=None, tolerances=None, derived=None,
+                 nondiff_outputs=()):
         self.name, self.full_name, self.schema, self.line = (facts["name"], facts["full_name"], facts["schema"],
                                                              facts["line"])
         self.arguments = tuple(Arg(a) for a in facts["arguments"])
@@ -85,7 +86,8 @@ class OpInfo:
         self.promotion = None if p is None else Promotion(p["kind"], tuple(p["args"]))
         self.python_module = facts["python_module"]
         self.differentiable, self.nondiff, self.jvp = facts["differentiable"], tuple(facts["nondiff"]), facts["jvp"]
-        self.nondiff_outputs = tuple(facts["nondiff_outputs"])
+        # a composite's are declared in its family's NONDIFF_OUTPUTS (a composite has no `derivatives:`)
+        self.nondiff_outputs = tuple(facts["nondiff_outputs"]) + tuple(nondiff_outputs)
         test = facts["test"]
         self.domain = tuple(test["domain"]) if test["domain"] else None
         self.xfail, self.not_twice_differentiable = test["xfail"], test["not_twice_differentiable"]
@@ -418,7 +420,7 @@ def _build(families=None, facts=None):
 
     families = _samples.FAMILIES if families is None else families
     facts = _op_facts.OPS if facts is None else facts
-    samples, refs, grad_samples, tolerances, derived = {}, {}, {}, {}, {}
+    samples, refs, grad_samples, tolerances, derived, nondiff_outputs = {}, {}, {}, {}, {}, {}
     pointwise_refs, facts_by_name = set(), {f["full_name"]: f for f in facts}
     for fam in families:
         for name, fn in (fam.samples() if hasattr(fam, "samples") else {}).items():
@@ -437,6 +439,7 @@ def _build(families=None, facts=None):
         grad_samples.update(getattr(fam, "GRADCHECK_SAMPLES", {}))
         tolerances.update(getattr(fam, "TOLERANCES", {}))
         derived.update(getattr(fam, "DERIVED_ARGS", {}))
+        nondiff_outputs.update(getattr(fam, "NONDIFF_OUTPUTS", {}))
     not_pointwise = sorted(n for n in pointwise_refs if n in facts_by_name and facts_by_name[n]["kind"] != "pointwise")
     if not_pointwise:
         raise ValueError(f"torchlite.testing: POINTWISE_REFS for ops that are not pointwise: {not_pointwise}")
@@ -445,8 +448,9 @@ def _build(families=None, facts=None):
         n = f["full_name"]
         db.append(OpInfo(f, sample=samples.pop(n, None), reference=refs.pop(n, None),
                          gradcheck_sample=grad_samples.pop(n, None),
-                         tolerances=tolerances.pop(n, None), derived=derived.pop(n, None)))
-    stray = set(samples) | set(refs) | set(grad_samples) | set(tolerances) | set(derived)
+                         tolerances=tolerances.pop(n, None), derived=derived.pop(n, None),
+                         nondiff_outputs=nondiff_outputs.pop(n, ())))
+    stray = set(samples) | set(refs) | set(grad_samples) | set(tolerances) | set(derived) | set(nondiff_outputs)
     if stray:
         raise ValueError(f"torchlite.testing: samples for ops the schema does not have: {sorted(stray)}")
     return db

@@ -2,6 +2,7 @@
 // rows), each row is scanned in order by one thread (so results never depend on the thread count),
 // and the rows are written back through out's own strides.
 #include <array>
+#include <type_traits>
 
 #include "kernels/Reduce.h"
 #include "kernels/cummax.h"
@@ -15,19 +16,41 @@ using reduce::Rows;
 
 namespace {
 
-// Runs scan(in_row, out_row, n) over every row of self (in dtype t) and writes the result to out.
+// Runs scan(in_row, out_row, n) over every row of self and writes the result (in dtype t) to out: straight
+// into out when its rows are contiguous in t (a scan reads x[i] before it writes o[i], so in place is
+// safe), else through a temporary. Bool and integers narrower than int64 scanned to int64 (their
+// default result dtype) are read as they are, not first copied to an int64 tensor.
 template <typename F>
 void scan_rows(const char* op, const Tensor& self, int64_t dim, ScalarType t, const Tensor& out, const F& scan) {
   uint64_t mask = uint64_t(1) << wrap_dim(dim, self.dim());
-  Rows r = reduce::rows(self, mask, t);
-  Tensor result = empty_tensor(r.in.sizes(), t, self.device());
+  const Tensor target = reduce::rows_view(out, mask);
+  const bool direct = out.scalar_type() == t && target.is_contiguous();
+  const ScalarType st = self.scalar_type();
+  const bool narrow = t == ScalarType::Int64 && st != t &&
+                      (st == ScalarType::Bool || st == ScalarType::UInt8 || st == ScalarType::Int8 ||
+                       st == ScalarType::Int16 || st == ScalarType::Int32);
+  Rows r = reduce::rows(self, mask, narrow ? st : t);
+  Tensor result = direct ? target : empty_tensor(r.in.sizes(), t, self.device());
   dispatch_dtype(t, op, [&](auto tag) {
     using T = decltype(tag);
-    const T* in = r.in.data<T>();
     T* o = result.data<T>();
-    reduce::for_each_row(r.nout, r.row, [&](int64_t k) { scan(in + k * r.row, o + k * r.row, r.row); });
+    auto run = [&](const auto* in) {
+      reduce::for_each_row(r.nout, r.row, [&](int64_t k) { scan(in + k * r.row, o + k * r.row, r.row); });
+    };
+    if constexpr (std::is_same_v<T, int64_t>) {
+      if (narrow) {
+        switch (st) {
+          case ScalarType::Bool: return run(r.in.data<bool>());
+          case ScalarType::UInt8: return run(r.in.data<uint8_t>());
+          case ScalarType::Int8: return run(r.in.data<int8_t>());
+          case ScalarType::Int16: return run(r.in.data<int16_t>());
+          default: return run(r.in.data<int32_t>());
+        }
+      }
+    }
+    run(r.in.data<T>());
   });
-  copy_cast_cpu(reduce::rows_view(out, mask), result);
+  if (!direct) copy_cast_cpu(target, result);
 }
 
 template <bool is_max>
@@ -75,7 +98,7 @@ template <typename Combine>
 void accumulate_rows(const char* op, const Tensor& self, int64_t dim, ScalarType t, const Tensor& out, int init,
                      const Combine& combine) {
   scan_rows(op, self, dim, t, out, [&](const auto* x, auto* o, int64_t n) {
-    using T = std::remove_cv_t<std::remove_reference_t<decltype(*x)>>;
+    using T = std::remove_reference_t<decltype(*o)>;  // the result's dtype (x may be narrower)
     using acc_t = std::conditional_t<is_floating_v<T>, double, int64_t>;
     acc_t acc = init;
     for (int64_t i = 0; i < n; ++i) {

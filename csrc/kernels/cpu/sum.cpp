@@ -55,8 +55,8 @@ acc_t cascade_combine(int64_t n, int64_t leaf, const acc_t*& next) {
   return left + right;
 }
 
-template <typename T, typename acc_t>
-void sum_rows(const T* in, T* out, int64_t nout, int64_t row) {
+template <typename T, typename acc_t, typename In = T>
+void sum_rows(const In* in, T* out, int64_t nout, int64_t row) {
   if (nout == 1) {
     // One output: the leaves of the cascade tree (at most kGrainSize elements
     // each) are summed in parallel, then combined up the tree. The tree does
@@ -152,6 +152,20 @@ void dispatch_sum(ScalarType t, const F& f) {
   }
 }
 
+// Calls f(In{}) for bool and the integer dtypes narrower than int64: summed to int64 (their default
+// result dtype), they are read as they are, not first copied to an int64 tensor (8x a bool mask).
+template <typename F>
+bool dispatch_narrow_integral(ScalarType t, const F& f) {
+  switch (t) {
+    case ScalarType::Bool: f(bool{}); return true;
+    case ScalarType::UInt8: f(uint8_t{}); return true;
+    case ScalarType::Int8: f(int8_t{}); return true;
+    case ScalarType::Int16: f(int16_t{}); return true;
+    case ScalarType::Int32: f(int32_t{}); return true;
+    default: return false;
+  }
+}
+
 }  // namespace
 
 void kernels::sum_out_cpu(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim,
@@ -194,9 +208,20 @@ void kernels::sum_out_cpu(const Tensor& self, std::optional<IntArrayRef> dim, bo
     }
   }
   Tensor permuted = make_alias(self, sizes.ref(), strides.ref(), self.storage_offset());
-  Tensor in = contiguous_as(permuted, t);
   bool direct = out.is_contiguous() && out.scalar_type() == t;
   Tensor result = direct ? out : empty_tensor(out.sizes(), t);
+  if (t == ScalarType::Int64 && self.scalar_type() != t) {
+    const bool narrow = dispatch_narrow_integral(self.scalar_type(), [&](auto tag) {
+      using In = decltype(tag);
+      Tensor in = contiguous_as(permuted, self.scalar_type());
+      sum_rows<int64_t, int64_t>(in.data<In>(), result.data<int64_t>(), nout, row);
+    });
+    if (narrow) {
+      if (!direct) copy_cast_cpu(out, result);
+      return;
+    }
+  }
+  Tensor in = contiguous_as(permuted, t);
   dispatch_sum(t, [&](auto tag, auto acc_tag) {
     using T = decltype(tag);
     sum_rows<T, decltype(acc_tag)>(in.data<T>(), result.data<T>(), nout, row);

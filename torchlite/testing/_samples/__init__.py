@@ -8,7 +8,11 @@ A module may define:
 - `GRADCHECK_SAMPLES`: {full name: function returning arguments that replace the sample's in gradient checks};
 - `DERIVED_ARGS`: {full name: function of the arguments by name returning nondiff arguments recomputed from
   them} for gradient checks of backward ops whose formulas treat an argument (saved statistics) as the
-  function of the others that it is, so that the numerical derivative moves it with them;
+  function of the others that it is, so that the numerical derivative moves it with them; or arguments
+  mapped into the op's domain (cholesky's A -> A A^T + n I, eigh's A -> A + A^T), as PyTorch's gradcheck
+  wrappers do, so that the random gradient-check inputs are valid ones;
+- `NONDIFF_OUTPUTS`: {full name: [return names]} of a composite op that carry no gradient by definition (a
+  permutation matrix, a sign), as `nondiff_outputs:` says for an op with `derivatives:`;
 - `TOLERANCES`: {full name: {dtype: (rtol, atol)}} where an op needs other tolerances than the defaults;
 - `ERRORS`: [(code, exception type name, parts of the message)], bad inputs run in a subprocess;
 - `STRING_ARGS`: {op name: {argument: message part}} for arguments that take strings besides numbers;
@@ -17,7 +21,7 @@ A module may define:
 An op's sample is given once, in one module; the registry refuses a name the schema does not have.
 """
 from . import (conv, core, creation, indexing, kernels, linalg, loss_elementwise, losses, nn_layers, norm, pad,
-               pointwise, pool, reductions, rnn, upsample)
+               names, pointwise, pool, reductions, rnn, special, upsample)
 
 FAMILIES = (pointwise, core, creation, reductions, linalg, indexing, losses, loss_elementwise, conv, pool, pad, norm,
-            upsample, nn_layers, rnn, kernels)
+            upsample, nn_layers, rnn, kernels, names, special)

@@ -1,4 +1,6 @@
-"""Samples and error cases for linear algebra (matmul family, einsum, tensordot, kron, trace, tril/triu, diag); part of torchlite.testing's op database."""
+"""Samples and error cases for linear algebra (matmul family, einsum, tensordot, kron, trace, tril/triu, diag, and
+torch.linalg with the old top-level names: solve, inv, det, cholesky, qr, eigh, svd, lstsq, lu...); part of
+torchlite.testing's op database."""
 
 import numpy as np
 
@@ -39,6 +41,10 @@ def samples():
 def numpy_cases():
     """Full overload name -> (sample as in samples(), reference computing the result from the sample's
     arguments as float64 NumPy arrays); the sample also serves the variant tests."""
+    return {**_products_cases(), **_linalg_cases()}
+
+
+def _products_cases():
     return {
         "linear": (lambda: {"input": _ints((3, 4), 40), "weight": _ints((5, 4), 41, True), "bias": _ints((5,), 42)},
                    lambda input, weight, bias: input @ weight.T + bias),
@@ -80,6 +86,264 @@ def numpy_cases():
                             "tensors": (_ints((2, 3, 4), 36), _ints((4, 5), 37, True), _ints((2, 5, 5), 38))},
                    lambda equation, tensors: np.einsum(equation, *tensors)),
     }
+
+
+# ------------------------------------------------------------------ torch.linalg (issue 18)
+def _randn(shape, seed, dtype=np.float32):
+    return np.random.default_rng(seed).standard_normal(shape).astype(dtype)
+
+
+def _mat(shape, seed, dtype=np.float32, shift=0.0):
+    """A random (batch of) matrix, shift * I added to keep it well conditioned."""
+    x = _randn(shape, seed, dtype)
+    if shift:
+        x = x + shift * np.eye(shape[-1], dtype=dtype)
+    return tl.tensor(x)
+
+
+def _spd(shape, seed, dtype=np.float32):
+    """A symmetric positive-definite (batch of) matrix: M M^T + n I."""
+    m = _randn(shape, seed, np.float64)
+    return tl.tensor((m @ np.swapaxes(m, -1, -2) + shape[-1] * np.eye(shape[-1])).astype(dtype))
+
+
+def _sym(shape, seed, dtype=np.float32):
+    m = _randn(shape, seed, np.float64)
+    return tl.tensor(((m + np.swapaxes(m, -1, -2)) / 2).astype(dtype))
+
+
+def _np_lu(a):
+    """LAPACK getrf's result for one matrix: partial pivoting on the largest |value| (the first on ties), as
+    (packed LU, 1-based pivots)."""
+    a = np.array(a, dtype=np.float64)
+    m, n = a.shape
+    piv = []
+    for j in range(min(m, n)):
+        p = j + int(np.argmax(np.abs(a[j:, j])))
+        piv.append(p + 1)
+        a[[j, p]] = a[[p, j]]
+        if a[j, j] != 0:
+            a[j + 1:, j] /= a[j, j]
+        a[j + 1:, j + 1:] -= np.outer(a[j + 1:, j], a[j, j + 1:])
+    return a, np.array(piv, dtype=np.float64)
+
+
+def _batched(f, *arrays):
+    """f over the leading dims of the arrays (same batch shape), each result stacked back."""
+    batch = arrays[0].shape[:-2]
+    outs = [f(*(x[idx] for x in arrays)) for idx in np.ndindex(*batch)] if batch else [f(*arrays)]
+    outs = [o if isinstance(o, tuple) else (o,) for o in outs]
+    res = tuple(np.stack([o[k] for o in outs]).reshape(batch + np.shape(outs[0][k])) for k in range(len(outs[0])))
+    return res if len(res) > 1 else res[0]
+
+
+def _np_unpack(LU, piv):
+    m, n = LU.shape
+    k = min(m, n)
+    L = np.tril(LU[:, :k], -1) + np.eye(m, k)
+    U = np.triu(LU[:k, :])
+    perm = list(range(m))
+    for i, p in enumerate(piv.astype(int) - 1):
+        perm[i], perm[p] = perm[p], perm[i]
+    P = np.zeros((m, m))
+    P[perm, np.arange(m)] = 1
+    return P, L, U
+
+
+def _lu_ref(A):
+    LU, piv = _batched(_np_lu, A)
+    return LU, piv
+
+
+def _lu_sample(shape, seed):
+    """(LU, pivots) of a well-conditioned matrix, from the NumPy LU (float32 LU, int32 pivots)."""
+    A = _randn(shape, seed, np.float64) + 3 * np.eye(shape[-1])
+    LU, piv = _lu_ref(A)
+    return tl.tensor(LU.astype(np.float32)), tl.tensor(piv.astype(np.int32))
+
+
+def _lu_system(LU, piv):
+    """A = P L U from a packed LU."""
+    return _batched(lambda lu, p: (lambda P, L, U: P @ L @ U)(*_np_unpack(lu, p)), LU, piv)
+
+
+def _householder_ref(A, tau):
+    def one(a, t):
+        m, n = a.shape
+        Q = np.eye(m)
+        for i in range(len(t)):
+            v = np.zeros(m)
+            v[i] = 1
+            v[i + 1:] = a[i + 1:, i]
+            Q = Q @ (np.eye(m) - t[i] * np.outer(v, v))
+        return Q[:, :n]
+    return one(A, tau)
+
+
+def _expm_sym(A):
+    """exp of a symmetric matrix through its eigendecomposition."""
+    w, V = np.linalg.eigh(A)
+    return (V * np.exp(w)[..., None, :]) @ np.swapaxes(V, -1, -2)
+
+
+def _lstsq_ref(A, B, driver):
+    x, res, rank, sv = np.linalg.lstsq(A, B, rcond=None)
+    return x, res, np.array(rank), sv
+
+
+def _linalg_cases():
+    f32 = np.float32
+    inv = np.linalg.inv
+    T = lambda x: np.swapaxes(x, -1, -2)  # noqa: E731
+    return {
+        "linalg_lu_factor_ex": (lambda: {"A": _mat((2, 3, 3), 101), "pivot": True, "check_errors": False},
+                                lambda A, pivot, check_errors: (*_lu_ref(A), np.zeros(A.shape[:-2]))),
+        "linalg_lu_factor": (lambda: {"A": _mat((3, 3), 102), "pivot": True}, lambda A, pivot: _lu_ref(A)),
+        "lu_unpack": (lambda: dict(zip(("LU_data", "LU_pivots"), _lu_sample((2, 3, 3), 103)), unpack_data=True,
+                                   unpack_pivots=True),
+                      lambda LU_data, LU_pivots, unpack_data, unpack_pivots: tuple(
+                          np.stack(x) for x in zip(*[_np_unpack(lu, p) for lu, p in zip(LU_data, LU_pivots)]))),
+        "linalg_lu": (lambda: {"A": _mat((4, 4), 104), "pivot": True},
+                      lambda A, pivot: _np_unpack(*_np_lu(A))),
+        "linalg_lu_solve": (lambda: dict(zip(("LU", "pivots"), _lu_sample((2, 3, 3), 105)), B=_mat((2, 3, 2), 106),
+                                         left=True, adjoint=False),
+                            lambda LU, pivots, B, left, adjoint: np.stack([np.linalg.solve(_lu_system(lu, p), b)
+                                                                           for lu, p, b in zip(LU, pivots, B)])),
+        "lu_solve": (lambda: dict(zip(("LU_data", "LU_pivots"), _lu_sample((3, 3), 107)), self=_mat((3, 2), 108)),
+                     lambda self, LU_data, LU_pivots: np.linalg.solve(_lu_system(LU_data, LU_pivots), self)),
+        "linalg_solve_ex": (lambda: {"A": _mat((2, 3, 3), 109, shift=3), "B": _mat((2, 3), 110)[0], "left": True,
+                                     "check_errors": False},
+                            lambda A, B, left, check_errors: (np.linalg.solve(A, B[..., None])[..., 0],
+                                                              np.zeros(A.shape[:-2]))),
+        "linalg_solve": (lambda: {"A": _mat((2, 3, 3), 111, shift=3), "B": _mat((2, 2, 3), 112), "left": False},
+                         lambda A, B, left: T(np.linalg.solve(T(A), T(B)))),
+        "linalg_inv_ex": (lambda: {"A": _mat((2, 3, 3), 113, shift=3), "check_errors": False},
+                          lambda A, check_errors: (inv(A), np.zeros(A.shape[:-2]))),
+        "linalg_inv": (lambda: {"A": _mat((4, 4), 114, shift=3)}, lambda A: inv(A)),
+        "inverse": (lambda: {"self": _mat((2, 3, 3), 115, shift=3)}, lambda self: inv(self)),
+        "linalg_det": (lambda: {"A": _mat((2, 3, 3), 116)}, lambda A: np.linalg.det(A)),
+        "det": (lambda: {"self": _mat((4, 4), 117)}, lambda self: np.linalg.det(self)),
+        "linalg_slogdet": (lambda: {"A": _mat((2, 3, 3), 118)}, lambda A: tuple(np.linalg.slogdet(A))),
+        "slogdet": (lambda: {"self": _mat((3, 3), 119)}, lambda self: tuple(np.linalg.slogdet(self))),
+        "logdet": (lambda: {"self": _spd((2, 3, 3), 120)}, lambda self: np.log(np.linalg.det(self))),
+        "linalg_cholesky_ex": (lambda: {"A": _spd((2, 3, 3), 121), "upper": True, "check_errors": False},
+                               lambda A, upper, check_errors: (T(np.linalg.cholesky(A)), np.zeros(A.shape[:-2]))),
+        "linalg_cholesky": (lambda: {"A": _spd((3, 3), 122), "upper": False}, lambda A, upper: np.linalg.cholesky(A)),
+        "cholesky": (lambda: {"self": _spd((2, 3, 3), 123), "upper": False},
+                     lambda self, upper: np.linalg.cholesky(self)),
+        "cholesky_solve": (lambda: {"self": _mat((2, 3, 2), 124), "input2": tl.linalg.cholesky(_spd((2, 3, 3), 125)),
+                                    "upper": False},
+                           lambda self, input2, upper: np.linalg.solve(input2 @ T(input2), self)),
+        "cholesky_inverse": (lambda: {"self": tl.linalg.cholesky(_spd((3, 3), 126)).mT.contiguous(), "upper": True},
+                             lambda self, upper: inv(T(self) @ self)),
+        "linalg_qr": (lambda: {"A": _mat((2, 4, 3), 127), "mode": "reduced"},
+                      lambda A, mode: tuple(np.linalg.qr(A, mode=mode))),
+        "qr": (lambda: {"self": _mat((3, 4), 128), "some": True}, lambda self, some: tuple(np.linalg.qr(self))),
+        "_linalg_eigh": (lambda: {"A": _sym((2, 3, 3), 129), "UPLO": "L", "compute_v": True},
+                         lambda A, UPLO, compute_v: tuple(np.linalg.eigh(A, UPLO=UPLO))),
+        "linalg_eigh": (lambda: {"A": _sym((4, 4), 130), "UPLO": "U"},
+                        lambda A, UPLO: tuple(np.linalg.eigh(A, UPLO=UPLO))),
+        "linalg_eigvalsh": (lambda: {"A": _sym((2, 3, 3), 131), "UPLO": "L"},
+                            lambda A, UPLO: np.linalg.eigvalsh(A, UPLO=UPLO)),
+        "_linalg_svd": (lambda: {"A": _mat((2, 4, 3), 132), "full_matrices": False, "compute_uv": True},
+                        lambda A, full_matrices, compute_uv: tuple(np.linalg.svd(A, full_matrices=False))),
+        "linalg_svd": (lambda: {"A": _mat((3, 3), 133), "full_matrices": True},
+                       lambda A, full_matrices: tuple(np.linalg.svd(A, full_matrices=True))),
+        "linalg_svdvals": (lambda: {"A": _mat((2, 3, 5), 134)}, lambda A: np.linalg.svd(A, compute_uv=False)),
+        "svd": (lambda: {"self": _mat((4, 3), 135), "some": True, "compute_uv": True},
+                lambda self, some, compute_uv: (lambda u, s, vh: (u, s, T(vh)))(*np.linalg.svd(self, False))),
+        "linalg_solve_triangular": (lambda: {"A": _mat((2, 3, 3), 136, shift=3), "B": _mat((2, 3, 2), 137),
+                                             "upper": True, "left": True, "unitriangular": False},
+                                    lambda A, B, upper, left, unitriangular: np.linalg.solve(np.triu(A), B)),
+        "triangular_solve": (lambda: {"self": _mat((3, 2), 138), "A": _mat((3, 3), 139, shift=3), "upper": False,
+                                      "transpose": True, "unitriangular": False},
+                             lambda self, A, upper, transpose, unitriangular: (np.linalg.solve(T(np.tril(A)), self),
+                                                                               A)),
+        "linalg_lstsq": (lambda: {"A": _mat((5, 3), 140), "B": _mat((5, 2), 141), "driver": "gelsd"},
+                         _lstsq_ref),
+        "linalg_householder_product": (lambda: {"A": _mat((4, 3), 142), "tau": tl.tensor(np.array([1.2, 0.5, 1.5],
+                                                                                                   dtype=f32))},
+                                       _householder_ref),
+        "linalg_matrix_power": (lambda: {"A": _mat((2, 3, 3), 143, shift=3), "n": -2},
+                                lambda A, n: np.linalg.matrix_power(A, n)),
+        "matrix_power": (lambda: {"self": _mat((3, 3), 144), "n": 5}, lambda self, n: np.linalg.matrix_power(self, n)),
+        "linalg_matrix_exp": (lambda: {"A": _sym((2, 3, 3), 145)}, lambda A: _expm_sym(A)),
+        "matrix_exp": (lambda: {"self": _sym((4, 4), 146)}, lambda self: _expm_sym(self)),
+        "linalg_vector_norm": (lambda: {"x": _mat((3, 4), 147), "ord": 3, "dim": [1], "keepdim": True},
+                               lambda x, ord, dim, keepdim: np.linalg.norm(x, ord, axis=dim[0], keepdims=True)),
+        "linalg_matrix_norm": (lambda: {"A": _mat((2, 3, 4), 148), "ord": float("inf")},
+                               lambda A, ord: np.linalg.norm(A, ord, axis=(-2, -1))),
+        "linalg_matrix_norm.str_ord": (lambda: {"A": _mat((2, 3, 4), 149), "ord": "nuc", "dim": [0, 2]},
+                                       lambda A, ord, dim: np.linalg.norm(A, ord, axis=tuple(dim))),
+        "linalg_norm": (lambda: {"A": _mat((3, 4), 150), "ord": -2},
+                        lambda A, ord: np.linalg.norm(A, ord)),
+        "linalg_norm.ord_str": (lambda: {"A": _mat((3, 4), 151), "ord": "fro"}, lambda A, ord: np.linalg.norm(A, ord)),
+        "linalg_cond": (lambda: {"A": _mat((2, 3, 3), 152, shift=2), "p": 1}, lambda A, p: np.linalg.cond(A, p)),
+        "linalg_cond.p_str": (lambda: {"A": _mat((3, 3), 153, shift=2), "p": "nuc"},
+                              lambda A, p: np.linalg.cond(A, p)),
+        "linalg_pinv.atol_rtol_float": (lambda: {"A": _mat((2, 4, 3), 154)}, lambda A: np.linalg.pinv(A)),
+        "linalg_pinv": (lambda: {"A": _sym((3, 3), 155), "rcond": 1e-5, "hermitian": True},
+                        lambda A, rcond, hermitian: np.linalg.pinv(A, rcond, hermitian=True)),
+        "pinverse": (lambda: {"self": _mat((3, 5), 156)}, lambda self: np.linalg.pinv(self)),
+        "linalg_matrix_rank.atol_rtol_float": (
+            lambda: {"A": tl.tensor(np.array([[1, 2, 3], [2, 4, 6], [1, 0, 1.0]], dtype=f32))},
+            lambda A: np.array(np.linalg.matrix_rank(A))),
+        "linalg_matrix_rank": (lambda: {"A": _mat((2, 3, 3), 157), "tol": 0.5, "hermitian": False},
+                               lambda A, tol, hermitian: np.linalg.matrix_rank(A, tol)),
+        "linalg_cross": (lambda: {"self": _mat((2, 3), 158), "other": _mat((1, 3), 159)},
+                         lambda self, other: np.cross(self, other)),
+        "cross": (lambda: {"self": _mat((3, 2), 160), "other": _mat((3, 2), 161), "dim": 0},
+                  lambda self, other, dim: np.cross(self, other, axis=0)),
+        "linalg_multi_dot": (lambda: {"tensors": [_mat((3,), 162), _mat((3, 4), 163), _mat((4, 2), 164),
+                                                  _mat((2, 5), 165)]},
+                             lambda tensors: np.linalg.multi_dot(tensors)),
+        "linalg_tensorinv": (lambda: {"A": tl.tensor((_randn((2, 3, 6), 166, np.float64)
+                                                     + np.eye(6).reshape(2, 3, 6) * 3).astype(f32)), "ind": 2},
+                             lambda A, ind: np.linalg.tensorinv(A, ind)),
+        "linalg_tensorsolve": (lambda: {"A": tl.tensor((_randn((6, 2, 3), 167, np.float64)
+                                                       + 3 * np.eye(6).reshape(6, 2, 3)).astype(f32)),
+                                        "B": _mat((6,), 168)},
+                               lambda A, B: np.linalg.tensorsolve(A, B)),
+        "linalg_vander": (lambda: {"x": _mat((2, 3), 169), "N": 4},
+                          lambda x, N: np.stack([np.vander(r, N, increasing=True) for r in x])),
+        "linalg_vecdot": (lambda: {"x": _mat((2, 3), 170), "y": _mat((3,), 171), "dim": -1},
+                          lambda x, y, dim: (x * y).sum(-1)),
+        "linalg_diagonal": (lambda: {"A": _mat((2, 3, 4), 172), "offset": 1},
+                            lambda A, offset: np.diagonal(A, offset, -2, -1)),
+    }
+
+
+def _eye(x):
+    return tl.eye(x.shape[-1], dtype=x.dtype, device=x.device)
+
+
+def _spd_map(x):
+    return x @ x.mT + x.shape[-1] * _eye(x)
+
+
+# Gradient checks draw fresh random inputs; these map them into each op's domain (a positive-definite A for
+# Cholesky, a symmetric one for eigh, a well-conditioned triangle...), as PyTorch's gradcheck wrappers do.
+DERIVED_ARGS = {
+    **{n: (lambda a, k=k: {k: _spd_map(a[k])}) for n, k in [("linalg_cholesky_ex", "A"), ("linalg_cholesky", "A"),
+                                                           ("cholesky", "self"), ("logdet", "self")]},
+    **{n: (lambda a, k=k: {k: a[k] + a[k].mT}) for n, k in [("_linalg_eigh", "A"), ("linalg_eigh", "A"),
+                                                           ("linalg_eigvalsh", "A"), ("linalg_pinv", "A")]},
+    **{n: (lambda a, k=k: {k: a[k] + 4 * _eye(a[k])}) for n, k in [
+        ("linalg_solve_triangular", "A"), ("triangular_solve", "A"), ("linalg_lu_solve", "LU"), ("lu_solve", "LU_data"),
+        ("cholesky_solve", "input2"), ("cholesky_inverse", "self"), ("linalg_inv_ex", "A"), ("linalg_inv", "A"),
+        ("inverse", "self"), ("linalg_solve_ex", "A"), ("linalg_solve", "A"), ("linalg_matrix_power", "A"),
+        ("linalg_cond", "A"), ("linalg_cond.p_str", "A"), ("linalg_lu_factor_ex", "A"), ("linalg_lu_factor", "A"),
+        ("linalg_tensorinv", "A"), ("linalg_tensorsolve", "A")]},
+    "cholesky_solve": lambda a: {"input2": a["input2"].tril() + 4 * _eye(a["input2"])},
+    "cholesky_inverse": lambda a: {"self": a["self"].triu() + 4 * _eye(a["self"])},
+    "linalg_tensorinv": lambda a: {"A": a["A"] + 4 * _eye(a["A"].reshape(6, 6)).reshape(2, 3, 6)},
+    "linalg_tensorsolve": lambda a: {"A": a["A"] + 4 * _eye(a["A"].reshape(6, 6)).reshape(6, 2, 3)},
+}
+
+NONDIFF_OUTPUTS = {"lu_unpack": ("P",), "linalg_lu": ("P",), "slogdet": ("sign",)}
+
+_LINALG_TOL = {"float32": (2e-4, 2e-4), "float64": (1e-10, 1e-10)}
+TOLERANCES = {name: _LINALG_TOL for name in _linalg_cases()}
 
 
 # (code, exception type, substrings of the message), run in a subprocess with a = ones(2, 3),
@@ -181,3 +445,7 @@ ERRORS = [
     ("tl.trace(i)", "RuntimeError", ["trace: expected a matrix, but got tensor with dim 1"]),
     ("tl.trace(tl.ones(2, 2, dtype=tl.bool))", "NotImplementedError", ["trace", "'Bool'"]),
 ]
+
+# ord and p also take the strings 'fro' and 'nuc' (their str overloads): another string is PyTorch's RuntimeError.
+STRING_ARGS = {"linalg_matrix_norm": {"ord": "not supported"}, "linalg_norm": {"ord": "not supported"},
+               "linalg_cond": {"p": "invalid norm type"}}

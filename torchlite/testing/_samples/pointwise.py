@@ -121,7 +121,8 @@ POINTWISE_REFS = {
     "floor": np.floor, "ceil": np.ceil, "trunc": np.trunc, "round": lambda self: np.round(self),
     "round.decimals": lambda self, decimals: np.round(self, decimals),
     "frac": lambda self: self - np.trunc(self),
-    "sign": np.sign, "sgn": np.sign, "signbit": np.signbit,
+    "sign": lambda self: np.nan_to_num(np.sign(self), nan=0.0), "sgn": lambda self: np.nan_to_num(np.sign(self), nan=0.0),
+    "signbit": np.signbit,
     "isnan": np.isnan, "isinf": np.isinf, "isfinite": np.isfinite, "isposinf": lambda self: np.isposinf(self),
     "isneginf": lambda self: np.isneginf(self),
     "_nan_to_num": lambda self, nan, posinf, neginf: np.nan_to_num(self, nan=nan, posinf=posinf, neginf=neginf),
@@ -187,6 +188,7 @@ SCALAR_SAMPLES = {
     "neginf": {"bool": -100.0, "integral": -100.0, "floating": -100.0},
     "threshold": {"bool": 0, "integral": 1, "floating": 0.5},  # threshold's (softplus's: beta x above it is x)
     "lambd": {"bool": 0.5, "integral": 0.5, "floating": 0.75},
+    "other": {"bool": True, "integral": 3, "floating": 2.5},  # xlogy.Scalar_Other's
 }
 # Samples PyTorch refuses although the result dtype is supported: op -> predicate over the args. The op
 # must raise a RuntimeError from its `checks:` (the message starts with the op's name).

@@ -1,0 +1,18 @@
+"""Defects tools/sanitize.sh (AddressSanitizer + UndefinedBehaviorSanitizer, issue 19) found, one test each.
+
+Without the sanitizers these read out of bounds silently (a wrong value or, now and then, a crash); each
+test checks the clear error or the right value that replaced it. The size cases (arange) are in
+test_checked_values.py."""
+import pytest
+
+import torchlite as tl
+
+
+def test_max_pool_backward_checks_plane_dims():
+    # kernel_size=() made every dim a plane dim: the kernel read grad_output and indices past their end.
+    x = tl.ones(2, 3, 5, 4)
+    _, idx = tl.nn.functional.max_pool2d(x, (2, 3), stride=1, padding=(1, 0), return_indices=True)
+    go = tl.ones(idx.shape)
+    with pytest.raises(RuntimeError, match="max_pool_backward: indices of size"):
+        tl._max_pool_backward(go, x, idx, ())
+    assert tl._max_pool_backward(go, x, idx, (2, 3)).shape == x.shape
