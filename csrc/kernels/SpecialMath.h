@@ -199,26 +199,8 @@ TL_HOST_DEVICE inline double igammac(double a, double x) { return igamma_either(
 // ---------------------------------------------------------------------------- Hurwitz zeta
 // zeta(s, q) = sum_{k >= 0} (q + k)^-s for s > 1 (PyTorch's values elsewhere: inf at s = 1 and at
 // q = 0, -1, -2...; NaN for s < 1, and for q < 0 with a non-integer s). A negative q with an integer s
-// splits the sum at 0: zeta(s, f) + (-1)^s (zeta(s, 1 - f) - zeta(s, 1 - q)), f = q - floor(q).
-TL_HOST_DEVICE inline double zeta_positive(double s, double q) {
-  const double kBernoulliOverFactorial[12] = {
-      0.08333333333333333,     -0.001388888888888889,   3.306878306878307e-05,  -8.267195767195768e-07,
-      2.08767569878681e-08,    -5.284190138687493e-10,  1.3382536530684679e-11, -3.3896802963225827e-13,
-      8.586062056277845e-15,   -2.174868698558062e-16,  5.5090028283602295e-18, -1.3954464685812522e-19};
-  // the terms one by one until q + k reaches `far`, the rest by Euler-Maclaurin (see hurwitz_zeta)
-  double far = 10 + (s < 100 ? s : 100);
-  double head = 0;
-  for (; q < far; q += 1) head += ::pow(q, -s);
-  double q_s = ::pow(q, -s);
-  double tail = q * q_s / (s - 1) + 0.5 * q_s;
-  double rising = s, power = q_s / q;
-  for (int j = 1; j <= 12; ++j) {
-    tail += kBernoulliOverFactorial[j - 1] * rising * power;
-    rising *= (s + 2 * j - 1) * (s + 2 * j);
-    power /= q * q;
-  }
-  return head + tail;
-}
+// splits the sum at 0: zeta(s, f) + (-1)^s (zeta(s, 1 - f) - zeta(s, 1 - q)), f = q - floor(q). The sum for
+// q > 0 is ScalarMath.h's hurwitz_zeta (polygamma's), which includes this header after defining it.
 TL_HOST_DEVICE inline double zeta(double s, double q) {
   if (s != s || q != q) return nan();
   if (s == 1) return inf();
@@ -229,10 +211,10 @@ TL_HOST_DEVICE inline double zeta(double s, double q) {
   }
   if (q == inf()) return nan();
   if (s == inf()) return q < 1 ? inf() : (q == 1 ? 1 : nan());
-  if (q > 0) return zeta_positive(s, q);
+  if (q > 0) return hurwitz_zeta(s, q);
   double f = q - ::floor(q);
   double odd = ::fmod(s, 2.0) == 0 ? 1.0 : -1.0;  // (-1)^s
-  return (zeta_positive(s, f) + odd * zeta_positive(s, 1 - f)) - odd * zeta_positive(s, 1 - q);
+  return (hurwitz_zeta(s, f) + odd * hurwitz_zeta(s, 1 - f)) - odd * hurwitz_zeta(s, 1 - q);
 }
 
 // ---------------------------------------------------------------------------- modified Bessel I
