@@ -816,7 +816,7 @@ def test_gradients_through_decompositions():
                      (gauss((3, 3), seed=44, shift=3).requires_grad_(), gauss((2, 3), seed=45).requires_grad_()))
 
 
-def test_emulated_cuda_round_trip():
+def test_emulated_cuda_round_trip(tmp_path):
     """linalg kernels take CUDA tensors through the host (no cuSOLVER yet): on the emulated device the result
     lives on the input's device."""
     import subprocess
@@ -829,7 +829,8 @@ def test_emulated_cuda_round_trip():
             "assert L.device.type == 'cuda'\n"
             "print('ok')\n")
     env = dict(__import__("os").environ, TORCHLITE_EMULATE_CUDA="1")
-    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120,
+                       cwd=tmp_path)  # away from the repository root, whose torchlite/ has no _C
     assert p.returncode == 0 and "ok" in p.stdout, p.stderr[-2000:]
 
 
