@@ -9,8 +9,5 @@ sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.getcwd()) != _ROOT
 import torchlite  # noqa: E402,F401
 
 sys.path[:] = _saved
-# Every Python a test starts (`python -c`, `python script.py`, `python -m pytest` from the root) must import the
-# installed torchlite too: PYTHONSAFEPATH (3.11+) keeps its working directory and script directory off sys.path.
-os.environ["PYTHONSAFEPATH"] = "1"
 if _ROOT not in sys.path:
     sys.path.insert(0, _ROOT)  # for `import codegen`
