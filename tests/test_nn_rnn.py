@@ -193,6 +193,26 @@ def test_errors_and_repr():
     assert names[5] == "weight_ih_l0_reverse" and len(names) == 20
 
 
+@pytest.mark.parametrize("cls,kw", [("LSTM", {}), ("LSTM", {"proj_size": 2, "bidirectional": True}), ("GRU", {}),
+                                    ("RNN", {})])
+def test_forward_without_backward_frees_its_graph(cls, kw):
+    """A forward run with autograd on whose result is dropped without backward (validation under grad mode)
+    frees everything: no output may be held by the layer's saved state, a reference cycle through the graph."""
+    import gc
+
+    m = getattr(nn, cls)(3, 4, **kw)
+    x = tl.randn(6, 2, 3, requires_grad=True)
+    m(x)
+    gc.collect()
+    before = tl.cpu.memory_allocated()
+    for _ in range(5):
+        out = m(x)
+        assert out[0].grad_fn is not None
+        del out
+    gc.collect()
+    assert tl.cpu.memory_allocated() == before
+
+
 @pytest.mark.parametrize("cls,kw", CONFIGS + [("RNN", {"num_layers": 3})])
 def test_matches_torch(cls, kw):
     torch = pytest.importorskip("torch", reason="PyTorch is not installed: the comparison with it is optional")

@@ -90,7 +90,11 @@ class _Recurrence(Function):
         ctx.mode, ctx.batch_sizes, ctx.reverse, ctx.steps = mode, batch_sizes, reverse, saved
         ctx.has_c0, ctx.has_bias = c0 is not None, b_ih is not None
         ctx.save_for_backward(data, w_ih, w_hh, w_hr, b_hh, output)
-        return (output, h_n, c_n) if mode == "LSTM" else (output, h_n)
+        if mode == "LSTM":
+            # ctx.steps keeps the last step's hy and cy; returned as they are, they would become outputs that ctx
+            # holds, a reference cycle through the graph that leaks every forward run without a backward.
+            return output, h_n.clone(), c_n.clone()
+        return output, h_n
 
     @staticmethod
     def backward(ctx, d_output, d_hn, d_cn=None):
@@ -156,7 +160,9 @@ class _Recurrence(Function):
         d_w_ih = mm(G.t(), data.to(dt)).to(w_ih.dtype) if need[3] else None
         d_w_hh = mm(G_hh.t(), H_prev.to(dt)).to(w_hh.dtype) if need[4] else None
         d_b_ih = G.sum(0).to(w_ih.dtype) if ctx.has_bias and need[5] else None
-        d_b_hh = G_hh.sum(0).to(w_hh.dtype) if ctx.has_bias and need[6] else None
+        d_b_hh = None
+        if ctx.has_bias and need[6]:  # the same sum as b_ih's unless GRU (a copy: each bias gets its own .grad)
+            d_b_hh = d_b_ih.clone() if G_hh is G and d_b_ih is not None else G_hh.sum(0).to(w_hh.dtype)
         d_w_hr = None
         if w_hr is not None and need[7]:
             d_w_hr = mm(cat(hyd).t(), cat(hys).to(dt)).to(w_hr.dtype)
