@@ -694,11 +694,22 @@ def test_no_pytorch_import():
     lambda ps: optim.SGD(ps, lr=0.1, momentum=0.9, nesterov=True, weight_decay=0.01),
     lambda ps: optim.SGD(ps, lr=0.1, momentum=0.5, dampening=0.2),
     lambda ps: optim.SGD(ps, lr=0.1),
+    lambda ps: optim.Adagrad(ps, lr=0.1, lr_decay=0.01, weight_decay=0.1, initial_accumulator_value=0.5),
+    lambda ps: optim.Adagrad(ps, lr=0.1, maximize=True),
+    lambda ps: optim.RMSprop(ps, lr=0.01, weight_decay=0.1),
+    lambda ps: optim.RMSprop(ps, lr=0.01, momentum=0.9, centered=True, maximize=True),
+    lambda ps: optim.RMSprop(ps, lr=0.01, alpha=0.9, centered=True),
+    lambda ps: optim.RMSprop(ps, lr=0.01, momentum=0.5),
 ])
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
-def test_fused_kernels_match_the_op_by_op_updates(make, dtype):
-    # Contiguous parameters take the fused kernels (torchlite._C._fused_adam_ / _fused_sgd_); a transposed
-    # view of the same values takes the op-by-op loop. Both must give the same parameters and states.
+def test_fused_kernels_match_the_op_by_op_updates(make, dtype, monkeypatch):
+    # Contiguous parameters take the fused kernels (torchlite._C._fused_adam_, _fused_sgd_, _fused_adagrad_,
+    # _fused_rmsprop_); a transposed view of the same values takes the op-by-op loop. Both must give the same
+    # parameters and states.
+    calls = []
+    for name in ("_fused_adam_", "_fused_sgd_", "_fused_adagrad_", "_fused_rmsprop_"):
+        kernel = getattr(tl._C, name)
+        monkeypatch.setattr(tl._C, name, lambda *a, _k=kernel, **kw: calls.append(a[0][0]) or _k(*a, **kw))
     rng = np.random.default_rng(5)
     x = rng.standard_normal((6, 4)).astype(dtype)
     fused = tl.nn.Parameter(tl.tensor(x))
@@ -711,6 +722,7 @@ def test_fused_kernels_match_the_op_by_op_updates(make, dtype):
         looped.grad = tl.tensor(g)
         a.step()
         b.step()
+    assert len(calls) == 5 and all(c is fused for c in calls), "the contiguous parameter took the fused kernel"
     tol = 1e-15 if dtype == "float64" else 2e-7
     np.testing.assert_allclose(fused.detach().numpy(), looped.detach().numpy(), rtol=tol, atol=tol)
     for key, value in a.state[fused].items():

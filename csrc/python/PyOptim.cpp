@@ -1,8 +1,8 @@
-// torchlite._C._fused_adam_ and _fused_sgd_: one call per optimizer step runs the fused update kernels
-// (kernels/Optim.h) over every parameter of a param group. The optimizers (torchlite/optim) call them when
-// every tensor of the group qualifies (dense, contiguous, one floating dtype and device per parameter) and
-// fall back to their op-by-op updates otherwise. Written to the parameters and states in place, with their
-// version counters bumped as the in-place ops would.
+// torchlite._C._fused_adam_, _fused_sgd_, _fused_adagrad_ and _fused_rmsprop_: one call per optimizer step runs
+// the fused update kernels (kernels/Optim.h) over every parameter of a param group. The optimizers
+// (torchlite/optim) call them when every tensor of the group qualifies (dense, contiguous, one floating dtype
+// and device per parameter) and fall back to their op-by-op updates otherwise. Written to the parameters and
+// states in place, with their version counters bumped as the in-place ops would.
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -58,6 +58,17 @@ Fn pick(const Tensor& p, Fn host, Fn cuda) {
   return cuda;
 }
 
+// Increments a state step (a one-element float32 or float64 CPU tensor) and returns its new value.
+double increment_step(const Tensor& s) {
+  const ScalarType st = s.scalar_type();
+  TL_CHECK(s.numel() == 1 && s.device().is_cpu() && (st == ScalarType::Float || st == ScalarType::Double),
+           "fused optimizer step: a step must be a one-element float32 or float64 CPU tensor");
+  const double step = st == ScalarType::Float ? static_cast<double>(*s.data<float>() += 1.0f)
+                                              : (*s.data<double>() += 1.0);
+  bump(s);
+  return step;
+}
+
 void fused_adam(const py::list& params, const py::list& grads, const py::list& exp_avgs, const py::list& exp_avg_sqs,
                 const py::list& max_exp_avg_sqs, const py::list& steps, double lr, double beta1, double beta2,
                 double weight_decay, double eps, bool amsgrad, bool maximize, bool decoupled) {
@@ -76,16 +87,7 @@ void fused_adam(const py::list& params, const py::list& grads, const py::list& e
     const Tensor vm = amsgrad ? vmax.at(i) : Tensor();
     TL_CHECK(!amsgrad || vm.defined(), "fused optimizer step: amsgrad needs max_exp_avg_sqs");
     check_like(p[i], vm, "max_exp_avg_sq");
-    const ScalarType st = s[i].scalar_type();
-    TL_CHECK(s[i].numel() == 1 && s[i].device().is_cpu() && (st == ScalarType::Float || st == ScalarType::Double),
-             "fused optimizer step: a step must be a one-element float32 or float64 CPU tensor");
-    double step;
-    if (st == ScalarType::Float) {
-      step = static_cast<double>(*s[i].data<float>() += 1.0f);
-    } else {
-      step = *s[i].data<double>() += 1.0;
-    }
-    bump(s[i]);
+    const double step = increment_step(s[i]);
     auto fn = pick<decltype(&kernels::on_host::fused_adam_cuda)>(p[i], &kernels::on_host::fused_adam_cuda,
                                                                   TL_CUDA_KERNEL(&kernels::fused_adam_cuda));
     {
@@ -128,6 +130,59 @@ py::list fused_sgd(const py::list& params, const py::list& grads, const py::list
   return out;
 }
 
+void fused_adagrad(const py::list& params, const py::list& grads, const py::list& state_sums,
+                   const py::list& steps, double lr, double lr_decay, double weight_decay, double eps, bool maximize) {
+  const auto p = tensors(params, "params", false), g = tensors(grads, "grads", false);
+  const auto sums = tensors(state_sums, "state_sums", false), s = tensors(steps, "state_steps", false);
+  const size_t n = p.size();
+  TL_CHECK_VALUE(g.size() == n && sums.size() == n && s.size() == n, "fused optimizer step: expected lists of ",
+                 n, " tensors");
+  for (size_t i = 0; i < n; ++i) {
+    check_like(p[i], g[i], "grad");
+    check_like(p[i], sums[i], "state_sum");
+    const double step = increment_step(s[i]);
+    const AdagradArgs args{lr / (1 + (step - 1) * lr_decay), weight_decay, eps, maximize};
+    auto fn = pick<decltype(&kernels::on_host::fused_adagrad_cuda)>(p[i], &kernels::on_host::fused_adagrad_cuda,
+                                                                     TL_CUDA_KERNEL(&kernels::fused_adagrad_cuda));
+    {
+      py::gil_scoped_release nogil;
+      fn(p[i], g[i], sums[i], args);
+    }
+    bump(p[i]);
+    bump(sums[i]);
+  }
+}
+
+void fused_rmsprop(const py::list& params, const py::list& grads, const py::list& square_avgs,
+                   const py::list& grad_avgs, const py::list& momentum_buffers, double lr, double alpha, double eps,
+                   double weight_decay, double momentum, bool centered, bool maximize) {
+  const auto p = tensors(params, "params", false), g = tensors(grads, "grads", false);
+  const auto sq = tensors(square_avgs, "square_avgs", false), ga = tensors(grad_avgs, "grad_avgs", false);
+  const auto bufs = tensors(momentum_buffers, "momentum_buffers", false);
+  const size_t n = p.size();
+  TL_CHECK_VALUE(g.size() == n && sq.size() == n && (!centered || ga.size() == n) &&
+                     (momentum <= 0 || bufs.size() == n),
+                 "fused optimizer step: expected lists of ", n, " tensors");
+  const RmspropArgs args{lr, alpha, eps, weight_decay, momentum, centered, maximize};
+  for (size_t i = 0; i < n; ++i) {
+    const Tensor gavg = centered ? ga[i] : Tensor(), buf = momentum > 0 ? bufs[i] : Tensor();
+    check_like(p[i], g[i], "grad");
+    check_like(p[i], sq[i], "square_avg");
+    check_like(p[i], gavg, "grad_avg");
+    check_like(p[i], buf, "momentum_buffer");
+    auto fn = pick<decltype(&kernels::on_host::fused_rmsprop_cuda)>(p[i], &kernels::on_host::fused_rmsprop_cuda,
+                                                                     TL_CUDA_KERNEL(&kernels::fused_rmsprop_cuda));
+    {
+      py::gil_scoped_release nogil;
+      fn(p[i], g[i], sq[i], gavg, buf, args);
+    }
+    bump(p[i]);
+    bump(sq[i]);
+    bump(gavg);
+    bump(buf);
+  }
+}
+
 }  // namespace
 
 void init_optim(py::module_& m) {
@@ -141,6 +196,15 @@ void init_optim(py::module_& m) {
         py::arg("momentum"), py::arg("dampening"), py::arg("weight_decay"), py::arg("nesterov"), py::arg("maximize"),
         "SGD's update of every parameter in place, one fused pass each; returns the momentum buffers (new ones "
         "where None was given).");
+  m.def("_fused_adagrad_", &fused_adagrad, py::arg("params"), py::arg("grads"), py::arg("state_sums"),
+        py::arg("state_steps"), py::arg("lr"), py::arg("lr_decay"), py::arg("weight_decay"), py::arg("eps"),
+        py::arg("maximize"),
+        "Adagrad's update of every parameter in place, one fused pass each; increments each state step first.");
+  m.def("_fused_rmsprop_", &fused_rmsprop, py::arg("params"), py::arg("grads"), py::arg("square_avgs"),
+        py::arg("grad_avgs"), py::arg("momentum_buffers"), py::arg("lr"), py::arg("alpha"), py::arg("eps"),
+        py::arg("weight_decay"), py::arg("momentum"), py::arg("centered"), py::arg("maximize"),
+        "RMSprop's update of every parameter in place, one fused pass each (grad_avgs used when centered, "
+        "momentum_buffers when momentum > 0).");
 }
 
 }  // namespace torchlite::python

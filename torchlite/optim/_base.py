@@ -100,7 +100,8 @@ def _step_state_to_tensor(optimizer, key="step"):
 
 
 def _fusable(group, params, grads, *states):
-    """Whether the fused update kernels (torchlite._C._fused_adam_, _fused_sgd_) can run this group's step:
+    """Whether the fused update kernels (torchlite._C._fused_adam_, _fused_sgd_, _fused_adagrad_,
+    _fused_rmsprop_) can run this group's step:
     not differentiable, every parameter floating and contiguous, each gradient and state tensor of its
     parameter's size, dtype and device, contiguous, and each step a CPU tensor."""
     if group.get("differentiable"):

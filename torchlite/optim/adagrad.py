@@ -1,5 +1,6 @@
 """Adagrad (PyTorch's torch.optim.Adagrad)."""
-from ._base import _call_closure, _check_hparams, _params_with_grad, _set_defaults, tl
+from .. import _C
+from ._base import _call_closure, _check_hparams, _fusable, _params_with_grad, _set_defaults, tl
 from .optimizer import Optimizer, _check_fused, _get_scalar_dtype, _to_scalar, _use_grad_for_differentiable
 
 __all__ = ["Adagrad"]
@@ -47,6 +48,12 @@ class Adagrad(Optimizer):
             lr = _to_scalar(group["lr"])
             lr_decay, weight_decay, eps = group["lr_decay"], group["weight_decay"], group["eps"]
             params, grads = _params_with_grad(group)
+            sums = [self.state[p]["sum"] for p in params]
+            steps = [self.state[p]["step"] for p in params]
+            if _fusable(group, params, grads, sums) and all(t.device.type == "cpu" and t.numel() == 1 for t in steps):
+                # One fused pass per parameter, the same math as the loop below.
+                _C._fused_adagrad_(params, grads, sums, steps, lr, lr_decay, weight_decay, eps, group["maximize"])
+                continue
             for p, grad in zip(params, grads):
                 state = self.state[p]
                 step_t = state["step"]
