@@ -700,6 +700,18 @@ def test_no_pytorch_import():
     lambda ps: optim.RMSprop(ps, lr=0.01, momentum=0.9, centered=True, maximize=True),
     lambda ps: optim.RMSprop(ps, lr=0.01, alpha=0.9, centered=True),
     lambda ps: optim.RMSprop(ps, lr=0.01, momentum=0.5),
+    lambda ps: optim.Adadelta(ps, lr=0.5, weight_decay=0.1),
+    lambda ps: optim.Adadelta(ps, rho=0.5, maximize=True),
+    lambda ps: optim.Adamax(ps, lr=0.05, weight_decay=0.1),
+    lambda ps: optim.Adamax(ps, lr=0.05, maximize=True),
+    lambda ps: optim.NAdam(ps, lr=0.05, weight_decay=0.1),
+    lambda ps: optim.NAdam(ps, lr=0.05, weight_decay=0.1, decoupled_weight_decay=True, maximize=True),
+    lambda ps: optim.RAdam(ps, lr=0.05, betas=(0.9, 0.9), weight_decay=0.1),  # rectified from step 8
+    lambda ps: optim.RAdam(ps, lr=0.05, betas=(0.9, 0.9), weight_decay=0.1, decoupled_weight_decay=True),
+    lambda ps: optim.ASGD(ps, lr=0.05, t0=3, weight_decay=0.1),
+    lambda ps: optim.ASGD(ps, lr=0.05, lambd=0.1, alpha=0.5, maximize=True),
+    lambda ps: optim.Rprop(ps, lr=0.05),
+    lambda ps: optim.Rprop(ps, lr=0.05, etas=(0.3, 1.5), step_sizes=(1e-3, 0.08), maximize=True),
 ])
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_fused_kernels_match_the_op_by_op_updates(make, dtype, monkeypatch):
@@ -707,22 +719,25 @@ def test_fused_kernels_match_the_op_by_op_updates(make, dtype, monkeypatch):
     # _fused_rmsprop_); a transposed view of the same values takes the op-by-op loop. Both must give the same
     # parameters and states.
     calls = []
-    for name in ("_fused_adam_", "_fused_sgd_", "_fused_adagrad_", "_fused_rmsprop_"):
+    for name in ("_fused_adam_", "_fused_sgd_", "_fused_adagrad_", "_fused_rmsprop_", "_fused_update_"):
         kernel = getattr(tl._C, name)
-        monkeypatch.setattr(tl._C, name, lambda *a, _k=kernel, **kw: calls.append(a[0][0]) or _k(*a, **kw))
+        monkeypatch.setattr(tl._C, name, lambda *a, _k=kernel, **kw: calls.append(
+            a[1][0][0] if isinstance(a[0], str) else a[0][0]) or _k(*a, **kw))
     rng = np.random.default_rng(5)
     x = rng.standard_normal((6, 4)).astype(dtype)
     fused = tl.nn.Parameter(tl.tensor(x))
     looped = tl.nn.Parameter(tl.tensor(np.ascontiguousarray(x.T)).t())
     assert not looped.is_contiguous()
     a, b = make([fused]), make([looped])
-    for _ in range(5):
+    for step in range(8):
         g = rng.standard_normal((6, 4)).astype(dtype)
+        if step == 3:
+            g[0, :2] = 0  # Rprop's zero products
         fused.grad = tl.tensor(g)
         looped.grad = tl.tensor(g)
         a.step()
         b.step()
-    assert len(calls) == 5 and all(c is fused for c in calls), "the contiguous parameter took the fused kernel"
+    assert len(calls) == 8 and all(c is fused for c in calls), "the contiguous parameter took the fused kernel"
     tol = 1e-15 if dtype == "float64" else 2e-7
     np.testing.assert_allclose(fused.detach().numpy(), looped.detach().numpy(), rtol=tol, atol=tol)
     for key, value in a.state[fused].items():

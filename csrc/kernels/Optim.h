@@ -28,6 +28,11 @@ struct RmspropArgs {
   bool centered, maximize;
 };
 
+// The other optimizers' fused updates share one form (torchlite._C._fused_update_): t[0] the parameter, t[1] its
+// gradient, t[2...] its state tensors in the order the kernel lists (undefined where unused); s the scalars of
+// this parameter's step, computed in Python (bias corrections and the like), in the order the kernel lists.
+using FusedUpdateFn = void (*)(const Tensor* t, const double* s);
+
 namespace kernels {
 // step: the step count after this step's increment. max_exp_avg_sq is undefined without amsgrad.
 void fused_adam_cuda(const Tensor& param, const Tensor& grad, const Tensor& exp_avg, const Tensor& exp_avg_sq,
@@ -38,6 +43,12 @@ void fused_adagrad_cuda(const Tensor& param, const Tensor& grad, const Tensor& s
 // grad_avg is undefined unless centered, momentum_buffer unless momentum > 0.
 void fused_rmsprop_cuda(const Tensor& param, const Tensor& grad, const Tensor& square_avg, const Tensor& grad_avg,
                         const Tensor& momentum_buffer, const RmspropArgs& args);
+void fused_adadelta_cuda(const Tensor* t, const double* s);
+void fused_adamax_cuda(const Tensor* t, const double* s);
+void fused_nadam_cuda(const Tensor* t, const double* s);
+void fused_radam_cuda(const Tensor* t, const double* s);
+void fused_asgd_cuda(const Tensor* t, const double* s);
+void fused_rprop_cuda(const Tensor* t, const double* s);
 namespace on_host {
 void fused_adam_cuda(const Tensor& param, const Tensor& grad, const Tensor& exp_avg, const Tensor& exp_avg_sq,
                      const Tensor& max_exp_avg_sq, double step, const AdamArgs& args);
@@ -45,6 +56,12 @@ void fused_sgd_cuda(const Tensor& param, const Tensor& grad, const Tensor& momen
 void fused_adagrad_cuda(const Tensor& param, const Tensor& grad, const Tensor& state_sum, const AdagradArgs& args);
 void fused_rmsprop_cuda(const Tensor& param, const Tensor& grad, const Tensor& square_avg, const Tensor& grad_avg,
                         const Tensor& momentum_buffer, const RmspropArgs& args);
+void fused_adadelta_cuda(const Tensor* t, const double* s);
+void fused_adamax_cuda(const Tensor* t, const double* s);
+void fused_nadam_cuda(const Tensor* t, const double* s);
+void fused_radam_cuda(const Tensor* t, const double* s);
+void fused_asgd_cuda(const Tensor* t, const double* s);
+void fused_rprop_cuda(const Tensor* t, const double* s);
 }  // namespace on_host
 }  // namespace kernels
 

@@ -1,4 +1,5 @@
-// torchlite._C._fused_adam_, _fused_sgd_, _fused_adagrad_ and _fused_rmsprop_: one call per optimizer step runs
+// torchlite._C._fused_adam_, _fused_sgd_, _fused_adagrad_, _fused_rmsprop_ and _fused_update_ (the other
+// optimizers' updates, one form for all): one call per optimizer step runs
 // the fused update kernels (kernels/Optim.h) over every parameter of a param group. The optimizers
 // (torchlite/optim) call them when every tensor of the group qualifies (dense, contiguous, one floating dtype
 // and device per parameter) and fall back to their op-by-op updates otherwise. Written to the parameters and
@@ -6,6 +7,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <string>
 #include <vector>
 
 #include "core/Error.h"
@@ -183,6 +185,60 @@ void fused_rmsprop(const py::list& params, const py::list& grads, const py::list
   }
 }
 
+// The updates of _fused_update_: each kernel's tensors (the parameter, its gradient, then states) and scalars,
+// as kernels/gpu/optim.inc lists them.
+struct UpdateKind {
+  const char* name;
+  size_t n_tensors, n_scalars;
+  FusedUpdateFn host, cuda;
+};
+const UpdateKind kUpdates[] = {
+    {"adadelta", 4, 5, &kernels::on_host::fused_adadelta_cuda, TL_CUDA_KERNEL(&kernels::fused_adadelta_cuda)},
+    {"adamax", 4, 6, &kernels::on_host::fused_adamax_cuda, TL_CUDA_KERNEL(&kernels::fused_adamax_cuda)},
+    {"nadam", 4, 9, &kernels::on_host::fused_nadam_cuda, TL_CUDA_KERNEL(&kernels::fused_nadam_cuda)},
+    {"radam", 4, 10, &kernels::on_host::fused_radam_cuda, TL_CUDA_KERNEL(&kernels::fused_radam_cuda)},
+    {"asgd", 3, 5, &kernels::on_host::fused_asgd_cuda, TL_CUDA_KERNEL(&kernels::fused_asgd_cuda)},
+    {"rprop", 4, 5, &kernels::on_host::fused_rprop_cuda, TL_CUDA_KERNEL(&kernels::fused_rprop_cuda)},
+};
+constexpr size_t kMaxUpdateTensors = 4;
+
+void fused_update(const std::string& kind, const py::list& operands, const py::list& scalars) {
+  const UpdateKind* k = nullptr;
+  for (const UpdateKind& u : kUpdates) {
+    if (kind == u.name) k = &u;
+  }
+  TL_CHECK_VALUE(k != nullptr, "_fused_update_: unknown update '", kind, "'");
+  TL_CHECK_VALUE(operands.size() == k->n_tensors, "_fused_update_ ", kind, ": expected ", k->n_tensors,
+                 " lists of tensors (params, grads, states), got ", operands.size());
+  std::vector<std::vector<Tensor>> lists;
+  for (size_t j = 0; j < k->n_tensors; ++j) {
+    TL_CHECK_TYPE(py::isinstance<py::list>(operands[j]), "_fused_update_ ", kind, ": operand ", j, " must be a list");
+    lists.push_back(tensors(operands[j].cast<py::list>(), j == 0 ? "params" : j == 1 ? "grads" : "states", j >= 2));
+  }
+  const size_t n = lists[0].size();
+  const auto values = scalars.cast<std::vector<std::vector<double>>>();
+  bool sized = values.size() == n;
+  for (const auto& l : lists) sized = sized && l.size() == n;
+  for (const auto& v : values) sized = sized && v.size() == k->n_scalars;
+  TL_CHECK_VALUE(sized, "_fused_update_ ", kind, ": expected lists of ", n, " tensors and ", n, " lists of ",
+                 k->n_scalars, " scalars");
+  for (size_t i = 0; i < n; ++i) {
+    Tensor t[kMaxUpdateTensors];
+    for (size_t j = 0; j < k->n_tensors; ++j) {
+      t[j] = lists[j][i];
+      if (j > 0) check_like(t[0], t[j], j == 1 ? "grad" : "a state");
+    }
+    const FusedUpdateFn fn = pick<FusedUpdateFn>(t[0], k->host, k->cuda);
+    {
+      py::gil_scoped_release nogil;
+      fn(t, values[i].data());
+    }
+    for (size_t j = 0; j < k->n_tensors; ++j) {
+      if (j != 1) bump(t[j]);
+    }
+  }
+}
+
 }  // namespace
 
 void init_optim(py::module_& m) {
@@ -205,6 +261,10 @@ void init_optim(py::module_& m) {
         py::arg("weight_decay"), py::arg("momentum"), py::arg("centered"), py::arg("maximize"),
         "RMSprop's update of every parameter in place, one fused pass each (grad_avgs used when centered, "
         "momentum_buffers when momentum > 0).");
+  m.def("_fused_update_", &fused_update, py::arg("kind"), py::arg("operands"), py::arg("scalars"),
+        "The fused update `kind` (adadelta, adamax, nadam, radam, asgd, rprop) of every parameter in place, one "
+        "pass each: operands are the lists of params, grads and each state, scalars one list per parameter "
+        "(kernels/gpu/optim.inc lists both).");
 }
 
 }  // namespace torchlite::python

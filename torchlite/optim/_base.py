@@ -72,6 +72,41 @@ def _param_steps(optimizer, group, *zero_keys, init=None):
         yield p, grad, state
 
 
+def _fused_steps(optimizer, group, kind, state_keys, scalars, *zero_keys, init=None):
+    """The fused form of a `_param_steps` loop (torchlite._C._fused_update_ `kind`, kernels/gpu/optim.inc). When the
+    group's parameters with a gradient, their gradients and their states `state_keys` can take it (`_fusable`):
+    makes empty states as `_param_steps` does, counts each step, takes each parameter's scalars from
+    `scalars(param, state)` (called after its step is counted, in the order the kernel lists them), runs every
+    parameter's update in one call and returns True. Otherwise returns False and the caller runs its loop."""
+    params, grads = _params_with_grad(group)
+    if not params or group.get("differentiable"):
+        return False
+    for p, grad in zip(params, grads):
+        state = optimizer.state[p]
+        if len(state) == 0:
+            _init_state(state, p, group["capturable"], *zero_keys)
+            if init is not None:
+                init(state, p, grad)
+    states = [optimizer.state[p] for p in params]
+    lists = [[state[k] for state in states] for k in state_keys]
+    if not _fusable(group, params, grads, *lists):
+        return False
+    values = []
+    for p, state in zip(params, states):
+        state["step"].add_(1)
+        values.append([float(v) for v in scalars(p, state)])
+    tl._C._fused_update_(kind, [params, grads, *lists], values)
+    return True
+
+
+def _decay_scalars(lr, weight_decay, decoupled):
+    """The fused kernels' two weight-decay scalars (`_weight_decay`'s two forms): the factor a decoupled decay
+    multiplies the parameter by (else 1), and an L2 decay's coefficient (else 0)."""
+    if weight_decay == 0:
+        return 1.0, 0.0
+    return (1 - lr * weight_decay, 0.0) if decoupled else (1.0, weight_decay)
+
+
 def _weight_decay(param, grad, lr, weight_decay, decoupled):
     """Apply weight decay: decoupled (AdamW's), shrink the parameter; else (L2), return grad + wd * param."""
     if weight_decay != 0:

@@ -1,5 +1,5 @@
 """Adadelta (PyTorch's torch.optim.Adadelta)."""
-from ._base import _call_closure, _check_hparams, _param_steps, _set_defaults
+from ._base import _call_closure, _check_hparams, _fused_steps, _param_steps, _set_defaults
 from .optimizer import Optimizer, _to_scalar, _use_grad_for_differentiable
 
 __all__ = ["Adadelta"]
@@ -26,6 +26,10 @@ class Adadelta(Optimizer):
         for group in self.param_groups:
             lr = _to_scalar(group["lr"])
             rho, eps, weight_decay = group["rho"], group["eps"], group["weight_decay"]
+            scalars = (lr, rho, eps, weight_decay, group["maximize"])
+            if _fused_steps(self, group, "adadelta", ("square_avg", "acc_delta"), lambda p, state: scalars,
+                            "square_avg", "acc_delta"):
+                continue
             for p, grad, state in _param_steps(self, group, "square_avg", "acc_delta"):
                 square_avg, acc_delta = state["square_avg"], state["acc_delta"]
                 if weight_decay != 0:

@@ -1,5 +1,5 @@
 """Adamax (PyTorch's torch.optim.Adamax)."""
-from ._base import _call_closure, _check_hparams, _param_steps, _set_defaults, tl
+from ._base import _call_closure, _check_hparams, _fused_steps, _param_steps, _set_defaults, tl
 from .optimizer import Optimizer, _to_scalar, _use_grad_for_differentiable
 
 __all__ = ["Adamax"]
@@ -27,6 +27,10 @@ class Adamax(Optimizer):
             lr = _to_scalar(group["lr"])
             beta1, beta2 = group["betas"]
             eps, weight_decay = group["eps"], group["weight_decay"]
+            if _fused_steps(self, group, "adamax", ("exp_avg", "exp_inf"),
+                            lambda p, state: (lr / (1 - beta1 ** state["step"].item()), beta1, beta2, eps,
+                                              weight_decay, group["maximize"]), "exp_avg", "exp_inf"):
+                continue
             for p, grad, state in _param_steps(self, group, "exp_avg", "exp_inf"):
                 exp_avg, exp_inf, step_t = state["exp_avg"], state["exp_inf"], state["step"]
                 if weight_decay != 0:

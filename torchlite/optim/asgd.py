@@ -1,5 +1,5 @@
 """Averaged stochastic gradient descent (PyTorch's torch.optim.ASGD)."""
-from ._base import _call_closure, _check_hparams, _param_steps, _set_defaults, tl
+from ._base import _call_closure, _check_hparams, _fused_steps, _param_steps, _set_defaults, tl
 from .optimizer import Optimizer, _get_scalar_dtype, _to_scalar, _use_grad_for_differentiable
 
 __all__ = ["ASGD"]
@@ -34,6 +34,15 @@ class ASGD(Optimizer):
                 state["mu"] = tl.ones((), dtype=_get_scalar_dtype(), device=p.device)
                 state["ax"] = tl.zeros_like(p)
 
+            def scalars(p, state):
+                step, eta, mu = state["step"].item(), state["eta"], state["mu"]
+                values = (eta.item(), mu.item(), lambd, weight_decay, group["maximize"])
+                eta.fill_(lr / ((1 + lambd * lr * step) ** alpha))  # for the next step, as the loop below
+                mu.fill_(1 / max(1, step - t0))
+                return values
+
+            if _fused_steps(self, group, "asgd", ("ax",), scalars, init=init):
+                continue
             for p, grad, state in _param_steps(self, group, init=init):
                 step_t, eta, mu, ax = state["step"], state["eta"], state["mu"], state["ax"]
                 step = step_t.item()

@@ -1,5 +1,6 @@
 """NAdam (PyTorch's torch.optim.NAdam)."""
-from ._base import _call_closure, _check_hparams, _param_steps, _set_defaults, _weight_decay, tl
+from ._base import (_call_closure, _check_hparams, _decay_scalars, _fused_steps, _param_steps, _set_defaults,
+                    _weight_decay, tl)
 from .optimizer import Optimizer, _get_scalar_dtype, _to_scalar, _use_grad_for_differentiable
 
 __all__ = ["NAdam"]
@@ -39,6 +40,18 @@ class NAdam(Optimizer):
                 state["exp_avg"] = tl.zeros_like(p)
                 state["exp_avg_sq"] = tl.zeros_like(p)
 
+            decay = _decay_scalars(lr, weight_decay, group["decoupled_weight_decay"])
+
+            def scalars(p, state):
+                step = state["step"].item()
+                mu = beta1 * (1.0 - 0.5 * (0.96 ** (step * momentum_decay)))
+                mu_next = beta1 * (1.0 - 0.5 * (0.96 ** ((step + 1) * momentum_decay)))
+                mu_product = state["mu_product"].mul_(mu).item()
+                return (*decay, beta1, beta2, 1 - beta2 ** step, eps, -lr * (1.0 - mu) / (1.0 - mu_product),
+                        (-lr * mu_next) / (1.0 - mu_product * mu_next), group["maximize"])
+
+            if _fused_steps(self, group, "nadam", ("exp_avg", "exp_avg_sq"), scalars, init=init):
+                continue
             for p, grad, state in _param_steps(self, group, init=init):
                 step_t, mu_product = state["step"], state["mu_product"]
                 exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]

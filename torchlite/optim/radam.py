@@ -1,5 +1,6 @@
 """RAdam (PyTorch's torch.optim.RAdam)."""
-from ._base import _call_closure, _check_hparams, _param_steps, _set_defaults, _weight_decay
+from ._base import (_call_closure, _check_hparams, _decay_scalars, _fused_steps, _param_steps, _set_defaults,
+                    _weight_decay)
 from .optimizer import Optimizer, _to_scalar, _use_grad_for_differentiable
 
 __all__ = ["RAdam"]
@@ -30,6 +31,21 @@ class RAdam(Optimizer):
             lr = _to_scalar(group["lr"])
             beta1, beta2 = group["betas"]
             eps, weight_decay = group["eps"], group["weight_decay"]
+            decay = _decay_scalars(lr, weight_decay, group["decoupled_weight_decay"])
+
+            def scalars(p, state):
+                step = state["step"].item()
+                bias_correction2 = 1 - beta2 ** step
+                rho_inf = 2 / (1 - beta2) - 1
+                rho_t = rho_inf - 2 * step * (beta2 ** step) / bias_correction2
+                rect = -1.0  # no rectification
+                if rho_t > 5.0:
+                    rect = ((rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t)) ** 0.5
+                return (*decay, beta1, beta2, lr, 1 - beta1 ** step, bias_correction2 ** 0.5, eps, rect,
+                        group["maximize"])
+
+            if _fused_steps(self, group, "radam", ("exp_avg", "exp_avg_sq"), scalars, "exp_avg", "exp_avg_sq"):
+                continue
             for p, grad, state in _param_steps(self, group, "exp_avg", "exp_avg_sq"):
                 step_t, exp_avg, exp_avg_sq = state["step"], state["exp_avg"], state["exp_avg_sq"]
                 step = step_t.item()

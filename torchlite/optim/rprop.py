@@ -1,5 +1,5 @@
 """Resilient backpropagation (PyTorch's torch.optim.Rprop)."""
-from ._base import _call_closure, _check_hparams, _param_steps, _set_defaults, tl
+from ._base import _call_closure, _check_hparams, _fused_steps, _param_steps, _set_defaults, tl
 from .optimizer import Optimizer, _to_scalar, _use_grad_for_differentiable
 
 __all__ = ["Rprop"]
@@ -34,6 +34,9 @@ class Rprop(Optimizer):
             def init(state, p, grad):
                 state["step_size"] = tl.full_like(grad, lr)
 
+            scalars = (etaminus, etaplus, step_size_min, step_size_max, group["maximize"])
+            if _fused_steps(self, group, "rprop", ("prev", "step_size"), lambda p, state: scalars, "prev", init=init):
+                continue
             for p, grad, state in _param_steps(self, group, "prev", init=init):
                 prev, step_size = state["prev"], state["step_size"]
                 sign = grad.mul(prev).sign()
