@@ -333,6 +333,41 @@ def test_block_diag_cartesian_combinations():
     assert w.grad.tolist() == [2.0, 2.0, 2.0]
 
 
+@pytest.mark.parametrize("dtype", ["bool", "int8", "int64", "float16", "float32", "float64"])
+def test_vander_against_numpy(dtype):
+    x = np.array([1, 0, 3, 2])
+    expected_dtype = dtype if dtype.startswith("float") else "int64"  # integers and bool compute in int64
+    for N in (None, 0, 1, 2, 5):
+        for increasing in (False, True):
+            got = tl.vander(tl.tensor(x).to(getattr(tl, dtype)), N=N, increasing=increasing)
+            ref = np.vander(x.astype(dtype), N=N, increasing=increasing)
+            assert str(got.dtype) == f"torchlite.{expected_dtype}", (N, increasing)
+            np.testing.assert_allclose(got.double().numpy(), ref.astype(np.float64))
+    x = tl.tensor([0.5, -1.5, 2.0], dtype=tl.float64, requires_grad=True)
+    assert tl.autograd.gradcheck(lambda t: tl.vander(t, N=4), (x,))
+    with pytest.raises(RuntimeError, match="x must be a one-dimensional tensor."):
+        tl.vander(tl.ones(2, 2))
+    with pytest.raises(RuntimeError, match="N must be non-negative."):
+        tl.vander(tl.ones(2), N=-1)
+
+
+def test_chain_matmul():
+    rng = np.random.default_rng(3)
+    a, b, c = (rng.standard_normal(s) for s in ((2, 3), (3, 4), (4, 2)))
+    with pytest.warns(UserWarning, match="chain_matmul is deprecated"):
+        got = tl.chain_matmul(tl.tensor(a), tl.tensor(b), tl.tensor(c))
+    np.testing.assert_allclose(got.numpy(), a @ b @ c, rtol=1e-12)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        one = tl.tensor(a)
+        single = tl.chain_matmul(one)
+        assert single.tolist() == one.tolist() and single.data_ptr() != one.data_ptr()
+        with pytest.raises(RuntimeError, match=r"chain_matmul\(\): Expected one or more matrices"):
+            tl.chain_matmul()
+        with pytest.raises(RuntimeError, match="Tensor dimension is 1, expected 2 instead"):
+            tl.chain_matmul(tl.ones(3))
+
+
 def test_range_deprecated():
     with pytest.warns(UserWarning, match="torch.range is deprecated"):
         r = tl.range(1, 4)
@@ -661,3 +696,216 @@ def test_composites_against_torch():
     with pytest.warns(UserWarning):
         got = tl.addmm(0.5, tl.ones(2, 2), 2.0, tl.ones(2, 3), tl.ones(3, 2))
     close(got, want)
+
+
+def test_searches_and_histograms_against_torch():
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(23)
+    seq = np.sort(rng.integers(-4, 5, size=(3, 7)), -1).astype(np.float32)  # repeated values: left != right
+    val = rng.integers(-5, 6, size=(3, 5)).astype(np.float32)
+    ts, tv, ls, lv = torch.tensor(seq), torch.tensor(val), tl.tensor(seq), tl.tensor(val)
+    for kw in ({}, {"right": True}, {"side": "right"}, {"side": "left"}, {"out_int32": True}):
+        got, want = tl.searchsorted(ls, lv, **kw), torch.searchsorted(ts, tv, **kw)
+        assert got.tolist() == want.tolist(), kw
+        assert str(got.dtype).split(".")[-1] == str(want.dtype).split(".")[-1]
+        assert tl.searchsorted(ls[0], lv, **kw).tolist() == torch.searchsorted(ts[0], tv, **kw).tolist()
+    perm = rng.permutation(7)
+    unsorted = seq[0][perm]
+    sorter = np.argsort(unsorted, kind="stable")
+    assert tl.searchsorted(tl.tensor(unsorted), lv, sorter=tl.tensor(sorter)).tolist() == \
+        torch.searchsorted(torch.tensor(unsorted), tv, sorter=torch.tensor(sorter)).tolist()
+    assert tl.searchsorted(ls[0], 1.0).tolist() == torch.searchsorted(ts[0], 1.0).tolist()
+    for right in (False, True):
+        assert tl.bucketize(lv, ls[1], right=right).tolist() == torch.bucketize(tv, ts[1], right=right).tolist()
+        assert tl.bucketize(2, ls[1], right=right).tolist() == torch.bucketize(2, ts[1], right=right).tolist()
+    # bincount: counts, weights (float32 stays float32, others give float64), minlength
+    ints = rng.integers(0, 6, size=20)
+    w32 = rng.uniform(0, 1, size=20).astype(np.float32)
+    for kw in ({}, {"minlength": 10}, {"weights": w32}, {"weights": w32.astype(np.float64)},
+               {"weights": w32.astype(np.float16)}):
+        tkw = {k: torch.tensor(v) if isinstance(v, np.ndarray) else v for k, v in kw.items()}
+        lkw = {k: tl.tensor(v) if isinstance(v, np.ndarray) else v for k, v in kw.items()}
+        got, want = tl.bincount(tl.tensor(ints), **lkw), torch.bincount(torch.tensor(ints), **tkw)
+        np.testing.assert_allclose(np.array(got.tolist()), want.double().numpy(), rtol=1e-6)
+        assert str(got.dtype).split(".")[-1] == str(want.dtype).split(".")[-1]
+    assert tl.bincount(tl.tensor([], dtype=tl.int64), minlength=3).tolist() == [0, 0, 0]
+    # histc: the data's range, a given range (values outside ignored, max in the last bin)
+    x = rng.normal(size=200).astype(np.float32)
+    for args in ((), (7,), (5, -1, 1), (4, 0.5, 0.5)):
+        assert tl.histc(tl.tensor(x), *args).tolist() == torch.histc(torch.tensor(x), *args).tolist(), args
+    assert tl.histc(tl.tensor([1.0, 2.0, 3.0]), 3, 1, 3).tolist() == [1.0, 1.0, 1.0]
+    # isin, all overloads and invert
+    e, t = rng.integers(0, 8, size=(3, 4)), rng.integers(0, 8, size=5)
+    for invert in (False, True):
+        assert tl.isin(tl.tensor(e), tl.tensor(t), invert=invert).tolist() == \
+            torch.isin(torch.tensor(e), torch.tensor(t), invert=invert).tolist()
+        assert tl.isin(tl.tensor(e), 3, invert=invert).tolist() == torch.isin(torch.tensor(e), 3, invert=invert).tolist()
+        assert tl.isin(3, tl.tensor(t), invert=invert).tolist() == torch.isin(3, torch.tensor(t), invert=invert).tolist()
+    assert tl.isin(tl.tensor([1.0, float("nan")]), tl.tensor([float("nan"), 1.0])).tolist() == [True, False]
+
+
+def test_statistics_against_torch():
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(24)
+    x = rng.normal(size=(3, 8)).astype(np.float64)
+    tx, lx = torch.tensor(x), tl.tensor(x)
+
+    def close(a, b, rtol=1e-10, atol=1e-12):
+        np.testing.assert_allclose(np.array(a.tolist(), dtype=np.float64), b.double().numpy(), rtol=rtol, atol=atol)
+
+    fw = rng.integers(0, 4, size=8)
+    aw = rng.uniform(0.1, 2, size=8)
+    for kw in ({}, {"correction": 0}, {"correction": 2}, {"fweights": fw}, {"aweights": aw},
+               {"fweights": fw, "aweights": aw, "correction": 0}, {"fweights": fw, "aweights": aw}):
+        tkw = {k: torch.tensor(v) if isinstance(v, np.ndarray) else v for k, v in kw.items()}
+        lkw = {k: tl.tensor(v) if isinstance(v, np.ndarray) else v for k, v in kw.items()}
+        close(tl.cov(lx, **lkw), torch.cov(tx, **tkw))
+    close(tl.cov(lx[0]), torch.cov(tx[0]))
+    assert tl.cov(lx[0]).shape == ()
+    close(tl.corrcoef(lx), torch.corrcoef(tx))
+    close(tl.cov(tl.tensor([[1, 2, 4], [0, 3, 3]])), torch.cov(torch.tensor([[1, 2, 4], [0, 3, 3]])), rtol=1e-6)
+    assert tl.cov(tl.tensor([[1, 2, 4], [0, 3, 3]])).dtype == tl.float32
+    # quantile: every interpolation, q tensors and numbers, dim None and not, keepdim, NaN rows
+    xn = x.copy()
+    xn[1, 3] = np.nan
+    for data in (x, xn):
+        td, ld = torch.tensor(data), tl.tensor(data)
+        for interpolation in ("linear", "lower", "higher", "midpoint", "nearest"):
+            for q in (0.0, 0.37, 0.5, 1.0, [0.1, 0.25, 0.9]):
+                tq = torch.tensor(q, dtype=torch.float64) if isinstance(q, list) else q
+                lq = tl.tensor(q, dtype=tl.float64) if isinstance(q, list) else q
+                for dim, keepdim in ((None, False), (None, True), (1, False), (0, True), (-1, True)):
+                    for name in ("quantile", "nanquantile"):
+                        got = getattr(tl, name)(ld, lq, dim, keepdim, interpolation=interpolation)
+                        want = getattr(torch, name)(td, tq, dim, keepdim, interpolation=interpolation)
+                        assert got.shape == tuple(want.shape), (name, q, dim, keepdim)
+                        close(got, want)
+    close(tl.tensor(x).float().quantile(0.3, 1), torch.tensor(x).float().quantile(0.3, 1), rtol=1e-6, atol=1e-6)
+    # rows with many different NaN counts: nanquantile sorts instead of selecting per count
+    many = rng.normal(size=(40, 30))
+    many[rng.uniform(size=many.shape) < 0.3] = np.nan
+    many[3] = np.nan
+    for interpolation in ("linear", "nearest", "midpoint"):
+        for dim in (0, 1):
+            close(tl.nanquantile(tl.tensor(many), tl.tensor([0.2, 0.7], dtype=tl.float64), dim,
+                                 interpolation=interpolation),
+                  torch.nanquantile(torch.tensor(many), torch.tensor([0.2, 0.7], dtype=torch.float64), dim,
+                                    interpolation=interpolation))
+    # q gets its gradient (linear interpolation), on both paths
+    for data, name in ((x, "quantile"), (many, "nanquantile")):
+        lq = tl.tensor([0.3, 0.6], dtype=tl.float64, requires_grad=True)
+        tq = torch.tensor([0.3, 0.6], dtype=torch.float64, requires_grad=True)
+        getattr(tl, name)(tl.tensor(data), lq, 1).nansum().backward()
+        getattr(torch, name)(torch.tensor(data), tq, 1).nansum().backward()
+        close(lq.grad, tq.grad)
+
+
+def test_integration_and_windows_against_torch():
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(25)
+    y = rng.normal(size=(3, 5))
+    xs = np.sort(rng.uniform(0, 4, size=5))
+    ty, ly = torch.tensor(y), tl.tensor(y)
+
+    def close(a, b, rtol=1e-10, atol=1e-12):
+        assert tuple(a.shape) == tuple(b.shape)
+        np.testing.assert_allclose(np.array(a.tolist(), dtype=np.float64), b.double().numpy(), rtol=rtol, atol=atol)
+
+    for name in ("trapezoid", "trapz", "cumulative_trapezoid"):
+        tf, lf = getattr(torch, name), getattr(tl, name)
+        close(lf(ly), tf(ty))
+        close(lf(ly, tl.tensor(xs)), tf(ty, torch.tensor(xs)))
+        xd = np.sort(rng.uniform(0, 4, size=(3, 5)), 0)
+        close(lf(ly, tl.tensor(xd), dim=0), tf(ty, torch.tensor(xd), dim=0))
+        close(lf(ly, tl.tensor(xd[:, :1]), dim=0), tf(ty, torch.tensor(xd[:, :1]), dim=0))
+        close(lf(ly, dx=0.5, dim=0), tf(ty, dx=0.5, dim=0))
+        close(lf(ly, tl.tensor(np.sort(y, 1))), tf(ty, torch.tensor(np.sort(y, 1))))
+    close(tl.trapezoid(tl.tensor([[1, 2, 4]])), torch.trapezoid(torch.tensor([[1, 2, 4]])))
+    for n in (0, 1, 2, 7, 8):
+        for periodic in (True, False):
+            for name, extra in (("hann_window", ()), ("hamming_window", ()), ("hamming_window", (0.6,)),
+                                ("hamming_window", (0.5, 0.3)), ("blackman_window", ()), ("bartlett_window", ()),
+                                ("kaiser_window", ()), ("kaiser_window", (5.0,))):
+                got = getattr(tl, name)(n, periodic, *extra, dtype=tl.float64)
+                want = getattr(torch, name)(n, periodic, *extra, dtype=torch.float64)
+                close(got, want, atol=1e-12)
+    got, want = tl.hann_window(5), torch.hann_window(5)
+    assert got.dtype == tl.float32
+    close(got, want, rtol=1e-6, atol=1e-7)
+
+
+def test_writes_and_misc_against_torch():
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(26)
+    x = rng.normal(size=(4, 3))
+    tx, lx = torch.tensor(x), tl.tensor(x)
+
+    def close(a, b, rtol=1e-10, atol=1e-12):
+        assert tuple(a.shape) == tuple(b.shape)
+        np.testing.assert_allclose(np.array(a.tolist(), dtype=np.float64), b.double().numpy(), rtol=rtol, atol=atol)
+
+    src = rng.normal(size=(5, 3))
+    index = [0, 2, 0, 3, 2]
+    for reduce in ("prod", "mean", "amax", "amin"):
+        for include_self in (True, False):
+            close(tl.index_reduce(lx, 0, tl.tensor(index), tl.tensor(src), reduce, include_self=include_self),
+                  torch.index_reduce(tx, 0, torch.tensor(index), torch.tensor(src), reduce, include_self=include_self))
+    close(lx.index_reduce(1, tl.tensor([2, 2]), tl.tensor(x[:, :2]), "mean"),
+          tx.index_reduce(1, torch.tensor([2, 2]), torch.tensor(x[:, :2]), "mean"))
+    for accumulate, idx in ((False, [5, 0, -1]), (True, [5, 0, -1, 5])):
+        vals = list(np.arange(1.0, len(idx) + 1))
+        close(tl.put(lx, tl.tensor(idx), tl.tensor(vals, dtype=tl.float64), accumulate),
+              torch.put(tx, torch.tensor(idx), torch.tensor(vals, dtype=torch.float64), accumulate))
+    y = lx.clone()
+    y.put_(tl.tensor([1]), tl.tensor([7.0], dtype=tl.float64))
+    assert y.tolist()[0][1] == 7.0
+    close(tl.addr(lx, lx[:, 0], lx[0], beta=0.5, alpha=2), torch.addr(tx, tx[:, 0], tx[0], beta=0.5, alpha=2))
+    close(tl.addr(tl.full((4, 3), float("nan"), dtype=tl.float64), lx[:, 0], lx[0], beta=0),
+          torch.addr(torch.full((4, 3), float("nan"), dtype=torch.float64), tx[:, 0], tx[0], beta=0))
+    close(tl.narrow_copy(lx, 0, 1, 2), torch.narrow_copy(tx, 0, 1, 2))
+    close(tl.select_scatter(lx, lx[0], 0, -1), torch.select_scatter(tx, tx[0], 0, -1))
+    close(tl.slice_scatter(lx, lx[:2], 0, 2), torch.slice_scatter(tx, tx[:2], 0, 2))
+    close(tl.slice_scatter(lx, lx[:, ::2], 1, step=2), torch.slice_scatter(tx, tx[:, ::2], 1, step=2))
+    close(tl.diagonal_scatter(lx, lx[:2, 0], 1), torch.diagonal_scatter(tx, tx[:2, 0], 1))
+    close(tl.diagonal_scatter(lx, lx[:3, 0], -1), torch.diagonal_scatter(tx, tx[:3, 0], -1))
+    z = tl.tensor(rng.normal(size=(2, 4, 3)))
+    tz = torch.tensor(z.tolist(), dtype=torch.float64)
+    for size in ((4, 1), (1, 4, 3), (3,), (1,), (2, 1, 1)):
+        close(z.sum_to_size(size), tz.sum_to_size(size))
+    close(z.sum_to_size(4, 1), tz.sum_to_size(4, 1))
+    assert tl.isreal(lx).tolist() == torch.isreal(tx).tolist()
+    for p, dim, maxnorm in ((2, 0, 1.0), (1, 1, 0.5), (3, -1, 10.0)):
+        close(tl.renorm(lx, p, dim, maxnorm), torch.renorm(tx, p, dim, maxnorm))
+    special = [0.0, -0.0, 1.0, -3.5, 0.5, 1e-310, 2.0 ** 60, 3.0e38, float("inf"), float("nan")]
+    for dtype, tdtype in ((tl.float64, torch.float64), (tl.float32, torch.float32)):
+        vals = special + list(rng.normal(size=20) * 1000)
+        m, e = tl.frexp(tl.tensor(vals, dtype=dtype))
+        tm, te = torch.frexp(torch.tensor(vals, dtype=tdtype))
+        np.testing.assert_array_equal(np.array(m.tolist()), tm.numpy())
+        assert e.tolist() == te.tolist() and e.dtype == tl.int32
+
+
+def test_multinomial_distribution():
+    tl.manual_seed(0)
+    p = tl.tensor([0.1, 0.0, 0.6, 0.3], dtype=tl.float64)
+    n = 40000
+    draws = tl.multinomial(p, n, replacement=True)
+    assert draws.shape == (n,) and draws.dtype == tl.int64
+    freq = np.bincount(np.array(draws.tolist()), minlength=4) / n
+    np.testing.assert_allclose(freq, [0.1, 0.0, 0.6, 0.3], atol=0.01)
+    # without replacement: distinct categories per row; the first draw follows p, zero-probability ones never
+    # come before the others
+    rows = tl.multinomial(tl.tensor([[1.0, 2.0, 0.0, 7.0]]).expand(20000, 4), 3)
+    assert rows.shape == (20000, 3)
+    r = np.array(rows.tolist())
+    assert all(len(set(row)) == 3 for row in r[:200])
+    assert not (r[:, :2] == 2).any() and (r[:, 2] != 2).all()
+    np.testing.assert_allclose(np.bincount(r[:, 0], minlength=4) / len(r), [0.1, 0.2, 0.0, 0.7], atol=0.015)
+    # the second draw given the first is 0: 2 / 9 for category 1
+    second = r[r[:, 0] == 0][:, 1]
+    np.testing.assert_allclose((second == 1).mean(), 2 / 9, atol=0.04)
+    g = tl.Generator().manual_seed(5)
+    a = tl.multinomial(p, 10, True, generator=g)
+    g.manual_seed(5)
+    assert tl.multinomial(p, 10, True, generator=g).tolist() == a.tolist()
+    assert tl.multinomial(tl.tensor([0.0, 1.0, 0.0]), 3).tolist()[0] == 1

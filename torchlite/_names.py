@@ -16,7 +16,8 @@ __all__ = [
     "adjoint", "set_default_device", "get_default_device", "use_deterministic_algorithms",
     "are_deterministic_algorithms_enabled", "is_deterministic_algorithms_warn_only_enabled", "unravel_index",
     "unique_consecutive", "typename", "set_warn_always", "is_warn_always_enabled", "set_float32_matmul_precision",
-    "get_float32_matmul_precision", "set_deterministic_debug_mode", "get_deterministic_debug_mode",
+    "get_float32_matmul_precision", "set_deterministic_debug_mode", "get_deterministic_debug_mode", "vander",
+    "chain_matmul",
 ]
 
 
@@ -81,6 +82,42 @@ def adjoint(input):  # noqa: A002
     """The conjugate transpose of the last two dims, as a view (the transpose, for real dtypes)."""
     _check_tensor("adjoint", input)
     return input.adjoint()
+
+
+def vander(x, N=None, increasing=False):  # noqa: N803  (PyTorch's name)
+    """The Vandermonde matrix of the 1-D x: columns x^(N-1), ..., x^0 (x^0 ... x^(N-1) when increasing); N
+    defaults to len(x). Integer and bool x give int64, as PyTorch's."""
+    from . import int64, linalg, ones
+
+    _check_tensor("vander", x, "x")
+    if x.dim() != 1:
+        raise RuntimeError("x must be a one-dimensional tensor.")
+    if N is not None and N < 0:
+        raise RuntimeError("N must be non-negative.")
+    if not x.dtype.is_floating_point:
+        x = x.to(int64)
+    n = x.shape[0] if N is None else int(N)
+    if n <= 1:  # no power above 0 (linalg.vander needs N > 1)
+        return ones((x.shape[0], n), dtype=x.dtype, device=x.device)
+    result = linalg.vander(x, N=n)
+    return result if increasing else result.flip(-1)
+
+
+def chain_matmul(*matrices, out=None):
+    """The product of the 2-D matrices (deprecated in PyTorch for linalg.multi_dot, which it calls)."""
+    from . import linalg
+
+    warnings.warn("torch.chain_matmul is deprecated and will be removed in a future PyTorch release. Use "
+                  "torch.linalg.multi_dot instead, which accepts a list of two or more tensors rather than multiple "
+                  "parameters.", UserWarning, stacklevel=2)
+    if not matrices:
+        raise RuntimeError("chain_matmul(): Expected one or more matrices")
+    if len(matrices) == 1:
+        _check_tensor("chain_matmul", matrices[0], "matrices")
+        if matrices[0].dim() != 2:
+            raise RuntimeError(f"chain_matmul(): Tensor dimension is {matrices[0].dim()}, expected 2 instead.")
+        return matrices[0].clone() if out is None else out.resize_(matrices[0].shape).copy_(matrices[0])
+    return linalg.multi_dot(list(matrices), out=out)
 
 
 def _tensors_arg(op, tensors):
