@@ -425,6 +425,10 @@ def _build_mlp(lib: Library, sizes: Sizes, inputs: Inputs) -> Bench | None:
     return Bench("step()", {"step": make_step()}, reference)
 
 
+def _mlp_parameter_count(sizes: Sizes) -> int:
+    return sum(a * b + b for a, b in zip(sizes.mlp[:-1], sizes.mlp[1:]))
+
+
 def _mlp_label(sizes: Sizes) -> str:
     return f"MLP train step {'-'.join(map(str, sizes.mlp))}, batch {sizes.batch}"
 
@@ -483,6 +487,42 @@ def _build_module_mlp(optimizer: str):
             return np.array([float(step().item()) for _ in range(MLP_CHECK_STEPS)])
 
         return Bench("step()", {"step": make_step()}, reference)
+
+    return build
+
+
+OPTIMIZERS = {  # the optimizer-step cases: constructor arguments besides lr
+    "SGD": {"momentum": 0.9}, "Adam": {}, "AdamW": {}, "Adagrad": {}, "RMSprop": {}, "Adadelta": {}, "Adamax": {},
+    "NAdam": {}, "RAdam": {}, "ASGD": {}, "Rprop": {},
+}
+
+
+def _build_optimizer_step(name: str):
+    """optimizer.step() alone over the MLP's parameters with fixed gradients."""
+    def build(lib: Library, sizes: Sizes, inputs: Inputs) -> Bench | None:
+        if lib.name == "numpy":
+            return None
+        m = lib.module
+        shapes = [s for a, b in zip(sizes.mlp[:-1], sizes.mlp[1:]) for s in ((b, a), (b,))]
+        arrays = inputs.get("optim_step", lambda rng: [
+            (rng.standard_normal(s, dtype=np.float32), rng.standard_normal(s, dtype=np.float32)) for s in shapes])
+
+        def make():
+            params = []
+            for value, grad in arrays:
+                p = m.nn.Parameter(m.tensor(value))
+                p.grad = m.tensor(grad)
+                params.append(p)
+            return params, getattr(m.optim, name)(params, lr=1e-3, **OPTIMIZERS[name])
+
+        def reference() -> np.ndarray:  # the parameters after a few steps from the shared values
+            params, opt = make()
+            for _ in range(3):
+                opt.step()
+            return np.concatenate([to_numpy(p.detach()).ravel() for p in params])
+
+        params, opt = make()
+        return Bench("opt.step()", {"opt": opt}, reference)
 
     return build
 
@@ -655,6 +695,13 @@ CASES: list[Case] = [
          notes=["zero_grad, forward, loss, backward, optimizer step; same initial weights; NumPy: skipped"]),
     Case("train.mlp_adamw", lambda s: f"the same MLP step with AdamW, batch {s.batch}", 0.8,
          _build_module_mlp("adamw"), notes=["NumPy: skipped"]),
+    *[
+        Case(f"train.optim_{name.lower()}", lambda s, name=name: f"optim.{name} step over the MLP's "
+                                                                 f"{_mlp_parameter_count(s)} float32 parameters",
+             1.0, _build_optimizer_step(name),
+             notes=[f"{kw or 'defaults'}, lr 1e-3; fixed gradients; NumPy: skipped"])
+        for name, kw in OPTIMIZERS.items()
+    ],
     Case("train.lstm", lambda s: f"nn.LSTM({s.lstm[2]}, {s.lstm[2]}) forward+backward, sequence {s.lstm[0]}, "
                                  f"batch {s.lstm[1]}", 1.0, _build_lstm,
          notes=["1 layer; output.sum() + h_n.sum() backward, gradients of the input and every weight; NumPy: skipped"]),
