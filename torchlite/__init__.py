@@ -57,7 +57,7 @@ from ._namespace import export as _export  # noqa: E402
 
 _export(globals(), _C._functions)
 del _export
-from . import amp, fft, linalg, nn, optim, special, testing, utils  # noqa: E402,F401
+from . import amp, distributions, fft, linalg, nn, optim, special, testing, utils  # noqa: E402,F401
 from .amp.autocast_mode import (autocast, get_autocast_dtype, is_autocast_enabled,  # noqa: E402,F401
                                 set_autocast_dtype, set_autocast_enabled)
 from . import distributed, serialization  # noqa: E402,F401

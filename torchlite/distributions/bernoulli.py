@@ -1,0 +1,70 @@
+"""Bernoulli(probs=None, logits=None): 1 with probability probs (= sigmoid(logits)), else 0."""
+import math
+
+import torchlite
+
+from . import constraints
+from .distribution import Distribution, broadcast_all
+
+__all__ = ["Bernoulli"]
+
+
+def _softplus(x):
+    return torchlite.nn.functional.softplus(x)
+
+
+class Bernoulli(Distribution):
+    arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
+    support = constraints.boolean
+    has_enumerate_support = True
+
+    def __init__(self, probs=None, logits=None, validate_args=None):
+        if (probs is None) == (logits is None):
+            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+        if probs is not None:
+            (self.probs,) = broadcast_all(probs)
+            eps = torchlite.finfo(self.probs.dtype).eps
+            p = self.probs.clamp(eps, 1 - eps)
+            self.logits = torchlite.log(p) - torchlite.log1p(-p)
+            self._given = ("probs",)
+        else:
+            (self.logits,) = broadcast_all(logits)
+            self.probs = torchlite.sigmoid(self.logits)
+            self._given = ("logits",)
+        super().__init__(self.probs.shape, validate_args=validate_args)
+
+    @property
+    def param_shape(self):
+        return self.probs.size()
+
+    @property
+    def mean(self):
+        return self.probs
+
+    @property
+    def mode(self):
+        mode = (self.probs >= 0.5).to(self.probs.dtype)
+        return torchlite.where(self.probs == 0.5, math.nan, mode)  # both outcomes are modes
+
+    @property
+    def variance(self):
+        return self.probs * (1 - self.probs)
+
+    def sample(self, sample_shape=torchlite.Size()):
+        with torchlite.no_grad():
+            return torchlite.bernoulli(self.probs.expand(self._extended_shape(sample_shape)))
+
+    def log_prob(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        # log p = x logits - log(1 + e^logits), written to stay finite for large |logits|
+        logits, value = torchlite.broadcast_tensors(self.logits, value.to(self.logits.dtype))
+        return value * logits - _softplus(logits)
+
+    def entropy(self):
+        return _softplus(self.logits) - self.probs * self.logits
+
+    def enumerate_support(self, expand=True):
+        values = torchlite.arange(2, dtype=self.probs.dtype, device=self.probs.device)
+        values = values.view((-1,) + (1,) * len(self._batch_shape))
+        return values.expand((-1,) + tuple(self._batch_shape)) if expand else values
