@@ -175,3 +175,24 @@ def broadcast_all(*values):
     as_tensors = [v if isinstance(v, torchlite.Tensor) else torchlite.tensor(float(v), dtype=dtype, device=device)
                   for v in values]
     return torchlite.broadcast_tensors(*as_tensors)
+
+
+class _LocationScale(Distribution):
+    """The shared part of the real-valued families with a location `loc` (their mean and mode) and a positive
+    `scale` (Normal, Laplace): parameters broadcast together, the batch shape theirs, reparameterizable."""
+
+    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
+    support = constraints.real
+    has_rsample = True
+
+    def __init__(self, loc, scale, validate_args=None):
+        self.loc, self.scale = broadcast_all(loc, scale)
+        super().__init__(self.loc.shape, validate_args=validate_args)
+
+    @property
+    def mean(self):
+        return self.loc
+
+    @property
+    def mode(self):
+        return self.loc

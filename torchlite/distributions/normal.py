@@ -3,31 +3,14 @@ import math
 
 import torchlite
 
-from . import constraints
-from .distribution import Distribution, broadcast_all
+from .distribution import _LocationScale
 
 __all__ = ["Normal"]
 
 _HALF_LOG_2PI = 0.5 * math.log(2 * math.pi)
 
 
-class Normal(Distribution):
-    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
-    support = constraints.real
-    has_rsample = True
-
-    def __init__(self, loc, scale, validate_args=None):
-        self.loc, self.scale = broadcast_all(loc, scale)
-        super().__init__(self.loc.shape, validate_args=validate_args)
-
-    @property
-    def mean(self):
-        return self.loc
-
-    @property
-    def mode(self):
-        return self.loc
-
+class Normal(_LocationScale):
     @property
     def stddev(self):
         return self.scale
