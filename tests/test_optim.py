@@ -688,6 +688,19 @@ def test_no_pytorch_import():
             assert "import torch\n" not in src and "from torch" not in src
 
 
+def test_fused_update_refuses_bad_operands():
+    p = tl.zeros(3)
+    with pytest.raises(ValueError, match="_fused_update_: unknown update 'nope'"):
+        tl._C._fused_update_("nope", [[p], [p]], [[0.0]])
+    with pytest.raises(ValueError, match=r"adagrad: expected 3 lists of tensors \(params, grads, states\), got 2"):
+        tl._C._fused_update_("adagrad", [[p], [p]], [[0.0] * 4])
+    with pytest.raises(ValueError, match="adagrad: expected lists of 1 tensors and 1 lists of 4 scalars"):
+        tl._C._fused_update_("adagrad", [[p], [p], [p]], [[0.0] * 3])
+    with pytest.raises(RuntimeError, match=r"grad must match its parameter's size \[3\]"):
+        tl._C._fused_update_("adagrad", [[p], [tl.zeros(2)], [p]], [[0.0] * 4])
+    assert p.tolist() == [0.0, 0.0, 0.0]
+
+
 @pytest.mark.parametrize("make", [
     lambda ps: optim.AdamW(ps, lr=0.01, weight_decay=0.1, amsgrad=True),
     lambda ps: optim.Adam(ps, lr=0.01, weight_decay=0.1, maximize=True),
@@ -715,11 +728,11 @@ def test_no_pytorch_import():
 ])
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_fused_kernels_match_the_op_by_op_updates(make, dtype, monkeypatch):
-    # Contiguous parameters take the fused kernels (torchlite._C._fused_adam_, _fused_sgd_, _fused_adagrad_,
-    # _fused_rmsprop_); a transposed view of the same values takes the op-by-op loop. Both must give the same
+    # Contiguous parameters take the fused kernels (torchlite._C._fused_adam_, _fused_sgd_, _fused_update_); a
+    # transposed view of the same values takes the op-by-op loop. Both must give the same
     # parameters and states.
     calls = []
-    for name in ("_fused_adam_", "_fused_sgd_", "_fused_adagrad_", "_fused_rmsprop_", "_fused_update_"):
+    for name in ("_fused_adam_", "_fused_sgd_", "_fused_update_"):
         kernel = getattr(tl._C, name)
         monkeypatch.setattr(tl._C, name, lambda *a, _k=kernel, **kw: calls.append(
             a[1][0][0] if isinstance(a[0], str) else a[0][0]) or _k(*a, **kw))

@@ -1,5 +1,5 @@
-// torchlite._C._fused_adam_, _fused_sgd_, _fused_adagrad_, _fused_rmsprop_ and _fused_update_ (the other
-// optimizers' updates, one form for all): one call per optimizer step runs
+// torchlite._C._fused_adam_, _fused_sgd_ and _fused_update_ (the other optimizers' updates, one form for
+// all): one call per optimizer step runs
 // the fused update kernels (kernels/Optim.h) over every parameter of a param group. The optimizers
 // (torchlite/optim) call them when every tensor of the group qualifies (dense, contiguous, one floating dtype
 // and device per parameter) and fall back to their op-by-op updates otherwise. Written to the parameters and
@@ -132,75 +132,18 @@ py::list fused_sgd(const py::list& params, const py::list& grads, const py::list
   return out;
 }
 
-void fused_adagrad(const py::list& params, const py::list& grads, const py::list& state_sums,
-                   const py::list& steps, double lr, double lr_decay, double weight_decay, double eps, bool maximize) {
-  const auto p = tensors(params, "params", false), g = tensors(grads, "grads", false);
-  const auto sums = tensors(state_sums, "state_sums", false), s = tensors(steps, "state_steps", false);
-  const size_t n = p.size();
-  TL_CHECK_VALUE(g.size() == n && sums.size() == n && s.size() == n, "fused optimizer step: expected lists of ",
-                 n, " tensors");
-  for (size_t i = 0; i < n; ++i) {
-    check_like(p[i], g[i], "grad");
-    check_like(p[i], sums[i], "state_sum");
-    const double step = increment_step(s[i]);
-    const AdagradArgs args{lr / (1 + (step - 1) * lr_decay), weight_decay, eps, maximize};
-    auto fn = pick<decltype(&kernels::on_host::fused_adagrad_cuda)>(p[i], &kernels::on_host::fused_adagrad_cuda,
-                                                                     TL_CUDA_KERNEL(&kernels::fused_adagrad_cuda));
-    {
-      py::gil_scoped_release nogil;
-      fn(p[i], g[i], sums[i], args);
-    }
-    bump(p[i]);
-    bump(sums[i]);
-  }
-}
-
-void fused_rmsprop(const py::list& params, const py::list& grads, const py::list& square_avgs,
-                   const py::list& grad_avgs, const py::list& momentum_buffers, double lr, double alpha, double eps,
-                   double weight_decay, double momentum, bool centered, bool maximize) {
-  const auto p = tensors(params, "params", false), g = tensors(grads, "grads", false);
-  const auto sq = tensors(square_avgs, "square_avgs", false), ga = tensors(grad_avgs, "grad_avgs", false);
-  const auto bufs = tensors(momentum_buffers, "momentum_buffers", false);
-  const size_t n = p.size();
-  TL_CHECK_VALUE(g.size() == n && sq.size() == n && (!centered || ga.size() == n) &&
-                     (momentum <= 0 || bufs.size() == n),
-                 "fused optimizer step: expected lists of ", n, " tensors");
-  const RmspropArgs args{lr, alpha, eps, weight_decay, momentum, centered, maximize};
-  for (size_t i = 0; i < n; ++i) {
-    const Tensor gavg = centered ? ga[i] : Tensor(), buf = momentum > 0 ? bufs[i] : Tensor();
-    check_like(p[i], g[i], "grad");
-    check_like(p[i], sq[i], "square_avg");
-    check_like(p[i], gavg, "grad_avg");
-    check_like(p[i], buf, "momentum_buffer");
-    auto fn = pick<decltype(&kernels::on_host::fused_rmsprop_cuda)>(p[i], &kernels::on_host::fused_rmsprop_cuda,
-                                                                     TL_CUDA_KERNEL(&kernels::fused_rmsprop_cuda));
-    {
-      py::gil_scoped_release nogil;
-      fn(p[i], g[i], sq[i], gavg, buf, args);
-    }
-    bump(p[i]);
-    bump(sq[i]);
-    bump(gavg);
-    bump(buf);
-  }
-}
-
-// The updates of _fused_update_: each kernel's tensors (the parameter, its gradient, then states) and scalars,
-// as kernels/gpu/optim.inc lists them.
+// The updates of _fused_update_ (kernels/Optim.h's TL_FUSED_UPDATES): each kernel's number of tensors (the
+// parameter, its gradient, then states) and of scalars.
 struct UpdateKind {
   const char* name;
   size_t n_tensors, n_scalars;
   FusedUpdateFn host, cuda;
 };
-const UpdateKind kUpdates[] = {
-    {"adadelta", 4, 5, &kernels::on_host::fused_adadelta_cuda, TL_CUDA_KERNEL(&kernels::fused_adadelta_cuda)},
-    {"adamax", 4, 6, &kernels::on_host::fused_adamax_cuda, TL_CUDA_KERNEL(&kernels::fused_adamax_cuda)},
-    {"nadam", 4, 9, &kernels::on_host::fused_nadam_cuda, TL_CUDA_KERNEL(&kernels::fused_nadam_cuda)},
-    {"radam", 4, 10, &kernels::on_host::fused_radam_cuda, TL_CUDA_KERNEL(&kernels::fused_radam_cuda)},
-    {"asgd", 3, 5, &kernels::on_host::fused_asgd_cuda, TL_CUDA_KERNEL(&kernels::fused_asgd_cuda)},
-    {"rprop", 4, 5, &kernels::on_host::fused_rprop_cuda, TL_CUDA_KERNEL(&kernels::fused_rprop_cuda)},
-};
-constexpr size_t kMaxUpdateTensors = 4;
+#define TL_UPDATE_KIND(name, n_tensors, n_scalars) \
+  {#name, n_tensors, n_scalars, &kernels::on_host::fused_##name##_cuda, TL_CUDA_KERNEL(&kernels::fused_##name##_cuda)},
+const UpdateKind kUpdates[] = {TL_FUSED_UPDATES(TL_UPDATE_KIND)};
+#undef TL_UPDATE_KIND
+constexpr size_t kMaxUpdateTensors = 5;
 
 void fused_update(const std::string& kind, const py::list& operands, const py::list& scalars) {
   const UpdateKind* k = nullptr;
@@ -252,19 +195,10 @@ void init_optim(py::module_& m) {
         py::arg("momentum"), py::arg("dampening"), py::arg("weight_decay"), py::arg("nesterov"), py::arg("maximize"),
         "SGD's update of every parameter in place, one fused pass each; returns the momentum buffers (new ones "
         "where None was given).");
-  m.def("_fused_adagrad_", &fused_adagrad, py::arg("params"), py::arg("grads"), py::arg("state_sums"),
-        py::arg("state_steps"), py::arg("lr"), py::arg("lr_decay"), py::arg("weight_decay"), py::arg("eps"),
-        py::arg("maximize"),
-        "Adagrad's update of every parameter in place, one fused pass each; increments each state step first.");
-  m.def("_fused_rmsprop_", &fused_rmsprop, py::arg("params"), py::arg("grads"), py::arg("square_avgs"),
-        py::arg("grad_avgs"), py::arg("momentum_buffers"), py::arg("lr"), py::arg("alpha"), py::arg("eps"),
-        py::arg("weight_decay"), py::arg("momentum"), py::arg("centered"), py::arg("maximize"),
-        "RMSprop's update of every parameter in place, one fused pass each (grad_avgs used when centered, "
-        "momentum_buffers when momentum > 0).");
   m.def("_fused_update_", &fused_update, py::arg("kind"), py::arg("operands"), py::arg("scalars"),
-        "The fused update `kind` (adadelta, adamax, nadam, radam, asgd, rprop) of every parameter in place, one "
-        "pass each: operands are the lists of params, grads and each state, scalars one list per parameter "
-        "(kernels/gpu/optim.inc lists both).");
+        "The fused update `kind` (adagrad, rmsprop, adadelta, adamax, nadam, radam, asgd, rprop) of every "
+        "parameter in place, one pass each: operands are the lists of params, grads and each state, scalars one "
+        "list per parameter (kernels/gpu/optim.inc lists both).");
 }
 
 }  // namespace torchlite::python

@@ -77,7 +77,9 @@ def _fused_steps(optimizer, group, kind, state_keys, scalars, *zero_keys, init=N
     group's parameters with a gradient, their gradients and their states `state_keys` can take it (`_fusable`):
     makes empty states as `_param_steps` does, counts each step, takes each parameter's scalars from
     `scalars(param, state)` (called after its step is counted, in the order the kernel lists them), runs every
-    parameter's update in one call and returns True. Otherwise returns False and the caller runs its loop."""
+    parameter's update in one call and returns True. Otherwise returns False and the caller runs its loop.
+    A None among `state_keys` is a state the kernel takes but this group has none of (RMSprop's grad_avg
+    when not centered)."""
     params, grads = _params_with_grad(group)
     if not params or group.get("differentiable"):
         return False
@@ -88,7 +90,7 @@ def _fused_steps(optimizer, group, kind, state_keys, scalars, *zero_keys, init=N
             if init is not None:
                 init(state, p, grad)
     states = [optimizer.state[p] for p in params]
-    lists = [[state[k] for state in states] for k in state_keys]
+    lists = [[state[k] if k is not None else None for state in states] for k in state_keys]
     if not _fusable(group, params, grads, *lists):
         return False
     values = []
@@ -135,8 +137,8 @@ def _step_state_to_tensor(optimizer, key="step"):
 
 
 def _fusable(group, params, grads, *states):
-    """Whether the fused update kernels (torchlite._C._fused_adam_, _fused_sgd_, _fused_adagrad_,
-    _fused_rmsprop_) can run this group's step:
+    """Whether the fused update kernels (torchlite._C._fused_adam_, _fused_sgd_, _fused_update_) can run this
+    group's step:
     not differentiable, every parameter floating and contiguous, each gradient and state tensor of its
     parameter's size, dtype and device, contiguous, and each step a CPU tensor."""
     if group.get("differentiable"):

@@ -1,6 +1,5 @@
 """Adagrad (PyTorch's torch.optim.Adagrad)."""
-from .. import _C
-from ._base import _call_closure, _check_hparams, _fusable, _params_with_grad, _set_defaults, tl
+from ._base import _call_closure, _check_hparams, _fused_steps, _params_with_grad, _set_defaults, tl
 from .optimizer import Optimizer, _check_fused, _get_scalar_dtype, _to_scalar, _use_grad_for_differentiable
 
 __all__ = ["Adagrad"]
@@ -47,14 +46,10 @@ class Adagrad(Optimizer):
         for group in self.param_groups:
             lr = _to_scalar(group["lr"])
             lr_decay, weight_decay, eps = group["lr_decay"], group["weight_decay"], group["eps"]
-            params, grads = _params_with_grad(group)
-            sums = [self.state[p]["sum"] for p in params]
-            steps = [self.state[p]["step"] for p in params]
-            if _fusable(group, params, grads, sums) and all(t.device.type == "cpu" and t.numel() == 1 for t in steps):
-                # One fused pass per parameter, the same math as the loop below.
-                _C._fused_adagrad_(params, grads, sums, steps, lr, lr_decay, weight_decay, eps, group["maximize"])
+            if _fused_steps(self, group, "adagrad", ("sum",), lambda p, state: (
+                    lr / (1 + (state["step"].item() - 1) * lr_decay), weight_decay, eps, group["maximize"])):
                 continue
-            for p, grad in zip(params, grads):
+            for p, grad in zip(*_params_with_grad(group)):
                 state = self.state[p]
                 step_t = state["step"]
                 state_sum = state["sum"]

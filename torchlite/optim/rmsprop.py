@@ -1,6 +1,5 @@
 """RMSprop (PyTorch's torch.optim.RMSprop)."""
-from .. import _C
-from ._base import _call_closure, _check_hparams, _fusable, _init_state, _param_steps, _params_with_grad, _set_defaults
+from ._base import _call_closure, _check_hparams, _fused_steps, _param_steps, _set_defaults
 from .optimizer import Optimizer, _to_scalar, _use_grad_for_differentiable
 
 __all__ = ["RMSprop"]
@@ -34,20 +33,9 @@ class RMSprop(Optimizer):
                 zero_keys.append("momentum_buffer")
             if centered:
                 zero_keys.append("grad_avg")
-            params, grads = _params_with_grad(group)
-            for p in params:  # _param_steps' state preamble, run first: the fusable check reads the states
-                if len(self.state[p]) == 0:
-                    _init_state(self.state[p], p, group["capturable"], *zero_keys)
-            states = [self.state[p] for p in params]
-            square_avgs = [s["square_avg"] for s in states]
-            grad_avgs = [s["grad_avg"] for s in states] if centered else []
-            bufs = [s["momentum_buffer"] for s in states] if momentum > 0 else []
-            if params and _fusable(group, params, grads, square_avgs, *[b for b in (grad_avgs, bufs) if b]):
-                # One fused pass per parameter, the same math as the loop below.
-                for s in states:
-                    s["step"].add_(1)
-                _C._fused_rmsprop_(params, grads, square_avgs, grad_avgs, bufs, lr, alpha, eps, weight_decay,
-                                   momentum, centered, group["maximize"])
+            keys = ("square_avg", "grad_avg" if centered else None, "momentum_buffer" if momentum > 0 else None)
+            scalars = (lr, alpha, eps, weight_decay, momentum, group["maximize"])
+            if _fused_steps(self, group, "rmsprop", keys, lambda p, state: scalars, *zero_keys):
                 continue
             for p, grad, state in _param_steps(self, group, *zero_keys):
                 if weight_decay != 0:
