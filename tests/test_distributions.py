@@ -92,6 +92,9 @@ def test_bernoulli_and_categorical_against_closed_forms():
     np.testing.assert_allclose(c.entropy().numpy(), ref_h, rtol=1e-12)
     assert c.mode.tolist() == [2, 0] and c.batch_shape == (2,) and c.event_shape == ()
     assert c.enumerate_support().shape == (3, 2) and c.enumerate_support(expand=False).shape == (3, 1)
+    zero = D.Categorical(probs=t([0.0, 0.25, 0.75]), validate_args=False)
+    eps = np.finfo(np.float64).eps
+    assert zero.log_prob(tl.tensor(0)).item() == pytest.approx(math.log(eps))  # PyTorch's clamp to [eps, 1 - eps]
     cl = D.Categorical(logits=t([0.0, math.log(3.0)]))
     np.testing.assert_allclose(cl.probs.numpy(), [0.25, 0.75], rtol=1e-12)
 
@@ -208,6 +211,10 @@ def test_kl_closed_forms_and_registry():
     kl = D.kl_divergence(D.Normal(t(0.0), t(1.0)), D.Normal(t(1.0), t(2.0))).item()
     assert kl == pytest.approx(math.log(2) + (1 + 1) / 8 - 0.5, rel=1e-12)
     assert D.kl_divergence(D.Uniform(t(0.0), t(2.0)), D.Uniform(t(1.0), t(3.0))).item() == math.inf
+    half = D.Categorical(probs=t([0.5, 0.5, 0.0]))
+    assert D.kl_divergence(half, D.Categorical(probs=t([1.0, 0.0, 0.0]))).item() == math.inf
+    assert D.kl_divergence(half, D.Categorical(probs=t([0.5, 0.25, 0.25]))).item() == pytest.approx(0.5 * math.log(2),
+                                                                                                    rel=1e-12)
     assert D.kl_divergence(D.Bernoulli(probs=t(0.3)), D.Bernoulli(probs=t(0.0))).item() == math.inf
     assert D.kl_divergence(D.Bernoulli(probs=t(0.0)), D.Bernoulli(probs=t(0.4))).item() == pytest.approx(
         -math.log(0.6))

@@ -21,7 +21,8 @@ class Categorical(Distribution):
             if probs.dim() < 1:
                 raise ValueError("`probs` parameter must be at least one-dimensional.")
             self.probs = probs / probs.sum(-1, keepdim=True)
-            self.logits = torchlite.log(self.probs.clamp(min=torchlite.finfo(self.probs.dtype).tiny))
+            eps = torchlite.finfo(self.probs.dtype).eps  # PyTorch's clamp: a zero probability has logit log(eps)
+            self.logits = torchlite.log(self.probs.clamp(eps, 1 - eps))
             self._given = ("probs",)
         else:
             if logits.dim() < 1:

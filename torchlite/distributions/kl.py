@@ -67,8 +67,9 @@ def _kl_bernoulli_bernoulli(p, q):
 
 @register_kl(Categorical, Categorical)
 def _kl_categorical_categorical(p, q):
-    terms = torchlite.where(p.probs > 0, p.probs * (p.logits - q.logits), 0.0)
-    return terms.sum(-1)
+    terms = p.probs * (p.logits - q.logits)
+    terms = torchlite.where(q.probs == 0, math.inf, terms)  # p puts mass where q has none
+    return torchlite.where(p.probs == 0, 0.0, terms).sum(-1)
 
 
 @register_kl(Exponential, Exponential)
