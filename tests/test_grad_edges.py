@@ -18,33 +18,17 @@ import test_torch_diff as D  # noqa: E402
 
 EDGES = [0.0, -0.0, 1.0, -1.0, 0.5, 2.0, 1e-300, math.inf, -math.inf, math.nan]
 
-# Where torchlite's gradient (or value) at an edge value differs from PyTorch's today, with what differs. Each
-# is a strict xfail: fixing one makes its test fail until it is taken off this list. The first group is left
-# to fix (issue 19, class 4); the second is PyTorch's rounding or series, where torchlite is closer to the true
-# value.
+# Where torchlite's gradient (or value) at an edge value differs from PyTorch's on purpose, with what differs: in
+# each, PyTorch's result comes from its rounding, a series, a guard or the order of its special cases, and
+# torchlite's is the true value or limit (or NaN for a NaN input, where PyTorch's guard for tiny inputs yields a
+# number). Each is a strict xfail: a change that makes one match makes its test fail until it leaves this list.
 KNOWN_DIFFERENCES = {
-    "hardtanh": "d/dx at NaN: PyTorch passes the gradient, torchlite 0",
-    "relu6": "d/dx at NaN: PyTorch passes the gradient, torchlite 0",
-    "hardshrink": "d/dx at NaN: PyTorch passes the gradient, torchlite 0",
-    "softshrink": "d/dx at NaN: PyTorch passes the gradient, torchlite 0",
-    "elu": "d/dx at NaN: PyTorch passes the gradient, torchlite NaN",
-    "selu": "d/dx at NaN: PyTorch scale * gradient, torchlite NaN",
-    "celu": "d/dx at NaN: PyTorch passes the gradient, torchlite NaN",
-    "fmax": "d/dother where both are NaN: PyTorch 0, torchlite the gradient",
-    "fmin": "d/dother where both are NaN: PyTorch 0, torchlite the gradient",
-    "copysign.Tensor": "d/dself at +-inf: PyTorch and torchlite differ in the sign of 0 / NaN",
-    "softsign": "d/dx at +-inf: PyTorch NaN (inf / inf), torchlite 0",
-    "i1": "d/dx at NaN: PyTorch -0.25 * gradient, torchlite NaN",
-    "i1e": "d/dx at NaN: PyTorch -0.25 * gradient, torchlite NaN",
-    "sinc": "d/dx at 1e-300: PyTorch 0, torchlite NaN (cos(x)/x - sin(x)/x^2 in double)",
-    "xlogy.Tensor": "d/dself at self = 0: PyTorch log(other), torchlite 0",
-    "xlogy.Scalar_Other": "d/dself at self = 0: PyTorch log(other), torchlite 0",
-    "xlog1py": "d/dself at self = 0: PyTorch log1p(other), torchlite 0",
-    "igamma": "values with a NaN argument: PyTorch returns 0 or 1 for some, torchlite NaN",
-    "igammac": "values with a NaN argument: PyTorch returns 0 or 1 for some, torchlite NaN; at a = 1e-300 "
-               "PyTorch's Q(a, 1) is 7.97e-301, the true value 2.19e-301 (torchlite's)",
-    "zeta": "values with a NaN argument: PyTorch returns inf for some, torchlite NaN",
-    "digamma": "d/dx at the poles: PyTorch a finite value of its series (-3.3e32 at -1), torchlite -inf",
+    "softsign": "d/dx at +-inf: PyTorch NaN (its composite's inf / inf), torchlite 0, the limit",
+    "i1": "d/dx at NaN: PyTorch 0.5 * gradient (its guard for |x| <= eps takes NaN), torchlite NaN",
+    "i1e": "d/dx at NaN: PyTorch 0.5 * gradient (its guard for |x| <= eps takes NaN), torchlite NaN",
+    "igammac": "at a = 1e-300 PyTorch's Q(a, 1) is 7.97e-301, the true value 2.19e-301 (torchlite's)",
+    "digamma": "d/dx at the poles: PyTorch a finite value of its series (-3.3e32 at -1), torchlite -inf; at -inf "
+               "PyTorch NaN, torchlite inf",
     "polygamma": "at the poles PyTorch gives a finite value of its series (6.6e32 at -1), torchlite inf",
     "logaddexp2": "logaddexp2(-1, -1): PyTorch -4.8e-17 (rounding), torchlite 0 (exact)",
 }

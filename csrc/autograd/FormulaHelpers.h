@@ -99,6 +99,10 @@ Tensor pow_backward_exponent(const Tensor& grad, const Tensor& self, const Tenso
 Tensor pow_backward_exponent(const Tensor& grad, const Scalar& self, const Tensor& exponent, const Tensor& result);
 Tensor atan2_recip(const Tensor& self, const Tensor& other);
 Tensor maximum_backward(const Tensor& grad, const Tensor& a, const Tensor& b);
+// xlogy's gradient for self: grad * log(other), also where self is 0 (xlogy is self * log(other) on either side
+// of 0), except where self is 0 and log(other) is not finite (other <= 0): 0 there, as PyTorch.
+Tensor xlogy_backward_self(const Tensor& grad, const Tensor& self, const Tensor& other);
+Tensor xlogy_backward_self(const Tensor& grad, const Tensor& self, const Scalar& other);
 Tensor minimum_backward(const Tensor& grad, const Tensor& a, const Tensor& b);
 // grad where min <= self <= max (a missing bound does not limit), else 0; 0 at NaN.
 Tensor clamp_backward(const Tensor& grad, const Tensor& self, const std::optional<Scalar>& min,

@@ -21,6 +21,8 @@
 #include "ops/pow_Tensor_Tensor.h"
 #include "ops/sub_Tensor.h"
 #include "ops/where_self.h"
+#include "ops/xlogy_Scalar_Other.h"
+#include "ops/xlogy_Tensor.h"
 #include "ops/zeros_like.h"
 
 namespace torchlite::autograd {
@@ -96,6 +98,15 @@ Tensor maximum_backward(const Tensor& grad, const Tensor& a, const Tensor& b) {
 
 Tensor minimum_backward(const Tensor& grad, const Tensor& a, const Tensor& b) {
   return where(gt(a, b), number(0.0), where(eq(a, b), mul(grad, number(0.5)), grad));
+}
+
+Tensor xlogy_backward_self(const Tensor& grad, const Tensor& self, const Tensor& other) {
+  return where(logical_and(eq(self, number(0)), le(other, number(0))), number(0.0), xlogy(grad, other));
+}
+
+Tensor xlogy_backward_self(const Tensor& grad, const Tensor& self, const Scalar& other) {
+  if (other.to<double>() > 0 || std::isnan(other.to<double>())) return xlogy(grad, other);
+  return where(eq(self, number(0)), number(0.0), xlogy(grad, other));
 }
 
 }  // namespace torchlite::autograd
