@@ -303,7 +303,27 @@ def test_a_number_argument_takes_only_a_0_dim_tensor():
 
 def test_to_refuses_a_number_for_a_tensor():
     x = tl.zeros(3)
-    for bad in (lambda: x.to(5), lambda: x.type_as(5), lambda: x.expand_as(5), lambda: x.view_as(2.0)):
+    for bad in (lambda: x.to(5.0), lambda: x.type_as(5), lambda: x.expand_as(5), lambda: x.view_as(2.0)):
         with pytest.raises(TypeError):
             bad()
+    # x.to(5) is not a dtype either: it is the device cuda:5, as in PyTorch (test_devices_given_by_index)
     assert x.to(tl.ones(1, dtype=tl.int32)).dtype == tl.int32
+
+
+def test_devices_given_by_index():
+    # An int is a CUDA device index, as in PyTorch (where it names the accelerator): device(5), device=0, .to(0).
+    assert tl.device(5) == tl.device("cuda:5") == tl.device("cuda", 5)
+    assert tl.device(0).type == "cuda" and tl.device(0).index == 0
+    with pytest.raises(RuntimeError, match="Device index must not be negative"):
+        tl.device(-1)
+    with pytest.raises(RuntimeError, match="Device index must be at most 127, got 300"):
+        tl.device("cuda", 300)
+    with pytest.raises(RuntimeError, match="Invalid device string: 'cuda:200'"):  # was index -56, the current one
+        tl.device("cuda:200")
+    with pytest.raises(TypeError):
+        tl.device(True)  # a bool is not an index
+    if not tl.cuda.is_available():
+        for make in (lambda: tl.zeros(2, device=0), lambda: tl.zeros(2).to(0), lambda: tl.ones(2).new_zeros(2, device=1)):
+            with pytest.raises(RuntimeError, match="CUDA is not available"):
+                make()
+    assert tl.zeros(2).to("cpu").device == tl.device("cpu")

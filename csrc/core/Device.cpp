@@ -32,7 +32,7 @@ Device parse_device(const std::string& s) {
   if (colon != std::string::npos) {
     bool ok = !index.empty() && index.size() <= 3;
     for (char c : index) ok = ok && std::isdigit(static_cast<unsigned char>(c));
-    TL_CHECK(ok, "Invalid device string: '", s, "'");
+    TL_CHECK(ok && std::stoi(index) <= 127, "Invalid device string: '", s, "'");
     d.index = static_cast<int8_t>(std::stoi(index));
   }
   return d;

@@ -48,7 +48,7 @@ static bool check_arg(const ArgSpec& a, PyObject* obj, bool numbers_as_tensors) 
     case ArgKind::Bool: return PyBool_Check(obj);
     case ArgKind::String: return PyUnicode_Check(obj);
     case ArgKind::ScalarType: return is_dtype(obj);
-    case ArgKind::Device: return is_device(obj) || PyUnicode_Check(obj);
+    case ArgKind::Device: return is_device_like(obj);  // a device, a string or an index (cuda:index)
     case ArgKind::Generator: return is_generator(obj);
     case ArgKind::IntList: return is_int_list(obj, a.size);
     case ArgKind::TensorList:

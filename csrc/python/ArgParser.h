@@ -103,6 +103,7 @@ bool is_dtype(PyObject* obj);
 PyObject* dtype_object(ScalarType t);  // borrowed
 Device to_device(PyObject* obj);       // str or torchlite.device
 bool is_device(PyObject* obj);
+bool is_device_like(PyObject* obj);  // a device, a device string or an int index
 PyObject* make_device_object(Device d);  // new reference
 void init_dtypes_and_devices(PyObject* module);
 

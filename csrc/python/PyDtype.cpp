@@ -63,10 +63,25 @@ PyObject* make_device_object(Device d) {
   return obj;
 }
 
+// An int names a device by its index, as in PyTorch, where it means the accelerator: CUDA here.
+static Device cuda_device_of(PyObject* index) {
+  long i = PyLong_AsLong(index);
+  if (i == -1 && PyErr_Occurred()) throw python_error();
+  TL_CHECK(i >= 0, "Device index must not be negative");
+  TL_CHECK(i <= 127, "Device index must be at most 127, got ", i);
+  return Device(DeviceType::CUDA, static_cast<int8_t>(i));
+}
+
+static bool is_device_index(PyObject* obj) { return PyLong_Check(obj) && !PyBool_Check(obj); }
+
+bool is_device_like(PyObject* obj) { return is_device(obj) || PyUnicode_Check(obj) || is_device_index(obj); }
+
 Device to_device(PyObject* obj) {
   if (is_device(obj)) return reinterpret_cast<PyDevice*>(obj)->device;
   if (PyUnicode_Check(obj)) return parse_device(PyUnicode_AsUTF8(obj));
-  throw_error(ErrorKind::Type, str("expected a torchlite.device or a string, not ", Py_TYPE(obj)->tp_name));
+  if (is_device_index(obj)) return cuda_device_of(obj);
+  throw_error(ErrorKind::Type, str("expected a torchlite.device, a string or a device index, not ",
+                                   Py_TYPE(obj)->tp_name));
 }
 
 static PyObject* device_new(PyTypeObject*, PyObject* args, PyObject* kwargs) {
@@ -79,15 +94,14 @@ static PyObject* device_new(PyTypeObject*, PyObject* args, PyObject* kwargs) {
     Py_INCREF(spec);
     return spec;
   }
-  TL_CHECK_TYPE(PyUnicode_Check(spec), "device(): expected a string, not ", Py_TYPE(spec)->tp_name);
+  if (is_device_index(spec) && index == Py_None) return make_device_object(cuda_device_of(spec));
+  TL_CHECK_TYPE(PyUnicode_Check(spec), "device(): expected a string or a device index, not ", Py_TYPE(spec)->tp_name);
   Device d = parse_device(PyUnicode_AsUTF8(spec));
   if (index != Py_None) {
-    TL_CHECK_TYPE(PyLong_Check(index), "device(): index must be an int");
+    TL_CHECK_TYPE(is_device_index(index), "device(): index must be an int");
     TL_CHECK(d.index < 0, "device(): type (string) must not include an index because index was passed "
                           "explicitly: ", PyUnicode_AsUTF8(spec));
-    long i = PyLong_AsLong(index);
-    TL_CHECK(i >= 0, "Device index must not be negative");
-    d.index = static_cast<int8_t>(i);
+    d.index = cuda_device_of(index).index;
   }
   return make_device_object(d);
   TL_PY_END
