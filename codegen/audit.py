@@ -59,6 +59,7 @@ def describe(yaml_path: str) -> list[dict]:
             "test": {"domain": list(nf.test.domain) if nf.test.domain else None, "xfail": nf.test.xfail,
                      "not_twice_differentiable": nf.test.not_twice_differentiable},
             "random": "random" in nf.tags,
+            "reparameterized": "reparameterized" in nf.tags,
         })
     return ops
 
@@ -98,10 +99,10 @@ def run_checks(ops: list[dict]) -> None:
                 try:
                     fn, inputs = info.as_function(info.gradcheck_sample(label), kind)
                     if op["random"] and check == "forward_ad":
-                        check_random_tangent(info, fn, inputs)  # asserts the tangent is zero
+                        check_random_tangent(info, fn, inputs)  # asserts the tangent is zero (finite if reparameterized)
                         ok, err, msg = True, 0.0, ""
                     elif op["random"]:
-                        check_random_gradient(info, fn, inputs)  # asserts the gradient is zero
+                        check_random_gradient(info, fn, inputs)  # asserts the gradient is zero (finite if reparameterized)
                         ok, err, msg = True, 0.0, ""
                     elif check == "gradcheck":
                         ok, err, msg = _check(fn, inputs)
@@ -168,7 +169,10 @@ def markdown(ops: list[dict]) -> str:
             lines.append("Not differentiable: " + ", ".join(op["nondiff"] + [f"output {o}" for o in
                                                                               op["nondiff_outputs"]]))
         notes = [f"{k}: {v}" for k, v in op["test"].items() if v]
-        if op["random"]:
+        if op["reparameterized"]:
+            notes.append("random, reparameterized: the draws' gradient is finite and shaped like the input (its "
+                         "values are checked by the op's own tests)")
+        elif op["random"]:
             notes.append("random: the gradient is zero by definition (as PyTorch); the check asserts that")
         if notes:
             lines += ["", "Test notes: " + "; ".join(notes)]

@@ -1,6 +1,8 @@
 // Output shapes and dtypes of the random ops with hand-written kernels, shared by all devices.
 #include "core/TensorFactory.h"
 #include "dispatch/Meta.h"
+#include "kernels/_standard_gamma_grad.h"
+#include "kernels/binomial.h"
 #include "kernels/normal_Tensor_Tensor.h"
 #include "kernels/normal_Tensor_float.h"
 #include "kernels/normal_float_Tensor.h"
@@ -39,6 +41,22 @@ TensorMeta meta::randperm_meta(int64_t n, const std::optional<Generator>& genera
   m.dtype = dtype.value_or(ScalarType::Int64);
   m.device = device.value_or(Device());
   return m;
+}
+
+// binomial(count, prob): broadcast together, count's dtype; both floating and of one dtype, as in PyTorch.
+TensorMeta meta::binomial_meta(const Tensor& count, const Tensor& prob, const std::optional<Generator>& generator) {
+  static constexpr OpInfo kOp{"binomial", "", ""};
+  TL_CHECK_VALUE(is_floating_type(count.scalar_type()), "binomial only supports floating-point dtypes for count, got: ",
+                 scalar_type_name(count.scalar_type()));
+  TL_CHECK(prob.scalar_type() == count.scalar_type(), "Found dtype ", scalar_type_name(prob.scalar_type()),
+           " but expected ", scalar_type_name(count.scalar_type()));
+  return meta_broadcast(kOp, {&count, &prob}, count.scalar_type());
+}
+
+// _standard_gamma_grad(self, output): broadcast together, self's dtype.
+TensorMeta meta::_standard_gamma_grad_meta(const Tensor& self, const Tensor& output) {
+  static constexpr OpInfo kOp{"_standard_gamma_grad", "", ""};
+  return meta_broadcast(kOp, {&self, &output}, self.scalar_type());
 }
 
 }  // namespace torchlite

@@ -116,6 +116,11 @@ class OpInfo:
         return "random" in self.tags
 
     @property
+    def is_reparameterized(self) -> bool:
+        """A random op whose draws are differentiable in its parameters (_standard_gamma)."""
+        return "reparameterized" in self.tags
+
+    @property
     def is_factory(self) -> bool:
         """Ops whose tensor argument only gives a shape or dtype (zeros_like, new_ones, rand_like...)."""
         d = self.arg("device")
@@ -387,14 +392,19 @@ def _fresh_f64(t, rng, domain):
 
 
 def check_random_gradient(op, fn, inputs):
-    """A random op's gradient: zero by definition (as PyTorch), of each input's shape, on its device."""
+    """A random op's gradient: zero by definition (as PyTorch), of each input's shape, on its device; for a
+    `reparameterized` op (its draws are differentiable in its parameters), finite instead of zero."""
     outs = fn(*inputs)
     outs = outs if isinstance(outs, tuple) else (outs,)
     grads = tl.autograd.grad([o for o in outs if o.requires_grad], inputs,
                              [tl.ones_like(o) for o in outs if o.requires_grad], allow_unused=True)
     for x, g in zip(inputs, grads):
-        assert g is not None and tuple(g.shape) == tuple(x.shape) and g.device == x.device and not g.any(), (
-            f"{op.full_name}: a random op's gradient is zero by definition")
+        assert g is not None and tuple(g.shape) == tuple(x.shape) and g.device == x.device, (
+            f"{op.full_name}: a gradient of each input's shape and device")
+        if op.is_reparameterized:
+            assert bool(g.isfinite().all()), f"{op.full_name}: a reparameterized draw's gradient is finite"
+        else:
+            assert not g.any(), f"{op.full_name}: a random op's gradient is zero by definition"
 
 
 def check_random_tangent(op, fn, inputs):
@@ -408,8 +418,12 @@ def check_random_tangent(op, fn, inputs):
         outs = fn(*duals)
         for out in outs if isinstance(outs, tuple) else (outs,):
             tangent = forward_ad.unpack_dual(out).tangent
-            assert tangent is not None and tuple(tangent.shape) == tuple(out.shape) and not tangent.any(), (
-                f"{op.full_name}: a random op's tangent is zero by definition")
+            assert tangent is not None and tuple(tangent.shape) == tuple(out.shape), (
+                f"{op.full_name}: a tangent of the output's shape")
+            if op.is_reparameterized:
+                assert bool(tangent.isfinite().all()), f"{op.full_name}: a reparameterized draw's tangent is finite"
+            else:
+                assert not tangent.any(), f"{op.full_name}: a random op's tangent is zero by definition"
 
 
 # ------------------------------------------------------------------ the database

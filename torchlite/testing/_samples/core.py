@@ -56,6 +56,11 @@ OTHER_SAMPLES = {
     "randint_like": lambda: {"self": _f32((2, 3)), "high": 5},
     "randint_like.low_dtype": lambda: {"self": _f32((2, 3)), "low": 2, "high": 9, "dtype": tl.int32},
     "dropout": lambda: {"input": _f32((4, 5)), "p": 0.4, "train": True},
+    # the rejection samplers (their distributions: tests/test_samplers.py)
+    "_standard_gamma": lambda: {"self": _f32((2, 3)).abs() + 0.3},
+    "_standard_gamma_grad": lambda: {"self": _f32((2, 3)).abs() + 0.3, "output": _f32((3,)).abs() + 0.1},
+    "poisson": lambda: {"self": _f32((2, 3)).abs() * 20},
+    "binomial": lambda: {"count": tl.full((2, 3), 30.0), "prob": _f32((3,)).abs().clamp(0, 1)},
 }
 
 # Shape, view and join ops: (sample args, NumPy reference of the same args as float64 arrays). The sample
@@ -144,6 +149,11 @@ SHAPE_CASES = {
 # Bad inputs: (code, exception type, substrings of the message), run in a subprocess with tl = torchlite,
 # a = ones(2, 3), i = tensor([1, 2, 3]), b = tensor([True, False]).
 ERRORS = [
+    ("tl.poisson(-a)", "RuntimeError", ["invalid Poisson rate, expected rate to be non-negative"]),
+    ("tl.poisson(i)", "NotImplementedError", ["poisson_cpu", "'Long'"]),
+    ("tl._standard_gamma(i)", "NotImplementedError", ["gamma_cpu", "'Long'"]),
+    ("tl.binomial(i, a)", "ValueError", ["binomial only supports floating-point dtypes for count, got: Long"]),
+    ("tl.binomial(a, a.double())", "RuntimeError", ["Found dtype Double but expected Float"]),
     ("tl.add(a, 'x')", "TypeError", ["add()", "other", "str"]),
     ("a.mul(None)", "TypeError", ["mul()", "NoneType"]),
     ("tl.pow(a, 'x')", "TypeError", ["pow()", "exponent"]),
