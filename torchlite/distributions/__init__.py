@@ -1,18 +1,27 @@
 """torchlite.distributions: PyTorch's `torch.distributions`, in Python over torchlite's ops (samples come
 from torchlite's generator, so `torchlite.manual_seed` reproduces them).
 
-The families so far: Normal, Uniform, Bernoulli, Categorical, Exponential, Laplace, with `kl_divergence`
-between two of a kind; the rest of PyTorch's list (Gamma and what it samples, MultivariateNormal, the
-transforms...) is issue 18's."""
+The families: Normal, Uniform, Bernoulli, Categorical, OneHotCategorical, Exponential, Laplace, Gamma, Chi2,
+Beta, Dirichlet, StudentT, Poisson, Binomial, Multinomial, Geometric, NegativeBinomial, MultivariateNormal,
+with `kl_divergence` in closed form between two of a kind. Gamma, Beta, Dirichlet and StudentT draw through
+`torchlite._standard_gamma`, differentiable in its concentration (the implicit reparameterization)."""
 from . import constraints
 from .bernoulli import Bernoulli
+from .binomial import Binomial, Geometric, NegativeBinomial
 from .categorical import Categorical
+from .dirichlet import Beta, Dirichlet
 from .distribution import Distribution
 from .exponential import Exponential
+from .gamma import Chi2, Gamma
 from .kl import kl_divergence, register_kl
 from .laplace import Laplace
+from .multinomial import Multinomial, OneHotCategorical
+from .multivariate_normal import MultivariateNormal
 from .normal import Normal
+from .poisson import Poisson
+from .studentT import StudentT
 from .uniform import Uniform
 
-__all__ = ["Bernoulli", "Categorical", "Distribution", "Exponential", "Laplace", "Normal", "Uniform", "constraints",
-           "kl_divergence", "register_kl"]
+__all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Chi2", "Dirichlet", "Distribution", "Exponential",
+    "Gamma", "Geometric", "Laplace", "Multinomial", "MultivariateNormal", "NegativeBinomial", "Normal",
+    "OneHotCategorical", "Poisson", "StudentT", "Uniform", "constraints", "kl_divergence", "register_kl"]

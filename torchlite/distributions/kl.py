@@ -5,11 +5,17 @@ import math
 import torchlite
 
 from .bernoulli import Bernoulli
+from .binomial import Binomial, Geometric
 from .categorical import Categorical
+from .dirichlet import Beta, Dirichlet
 from .distribution import Distribution
 from .exponential import Exponential
+from .gamma import Gamma
 from .laplace import Laplace
+from .multinomial import OneHotCategorical
+from .multivariate_normal import MultivariateNormal
 from .normal import Normal
+from .poisson import Poisson
 from .uniform import Uniform
 
 __all__ = ["kl_divergence", "register_kl"]
@@ -89,3 +95,67 @@ def _kl_laplace_laplace(p, q):
 def _kl_uniform_uniform(p, q):
     inside = (q.low <= p.low) & (p.high <= q.high)
     return torchlite.where(inside, torchlite.log((q.high - q.low) / (p.high - p.low)), math.inf)
+
+
+@register_kl(OneHotCategorical, OneHotCategorical)
+def _kl_onehot_onehot(p, q):
+    return _kl_categorical_categorical(p._categorical, q._categorical)
+
+
+@register_kl(Gamma, Gamma)
+def _kl_gamma_gamma(p, q):
+    a1, b1, a2, b2 = p.concentration, p.rate, q.concentration, q.rate
+    return ((a1 - a2) * torchlite.digamma(a1) - torchlite.lgamma(a1) + torchlite.lgamma(a2)
+            + a2 * (torchlite.log(b1) - torchlite.log(b2)) + a1 * (b2 - b1) / b1)
+
+
+@register_kl(Dirichlet, Dirichlet)
+def _kl_dirichlet_dirichlet(p, q):
+    a, b = p.concentration, q.concentration
+    a0 = a.sum(-1)
+    return (torchlite.lgamma(a0) - torchlite.lgamma(a).sum(-1) - torchlite.lgamma(b.sum(-1))
+            + torchlite.lgamma(b).sum(-1)
+            + ((a - b) * (torchlite.digamma(a) - torchlite.digamma(a0).unsqueeze(-1))).sum(-1))
+
+
+@register_kl(Beta, Beta)
+def _kl_beta_beta(p, q):
+    return _kl_dirichlet_dirichlet(p._dirichlet, q._dirichlet)
+
+
+@register_kl(Poisson, Poisson)
+def _kl_poisson_poisson(p, q):
+    return torchlite.xlogy(p.rate, p.rate) - torchlite.xlogy(p.rate, q.rate) - p.rate + q.rate
+
+
+@register_kl(Binomial, Binomial)
+def _kl_binomial_binomial(p, q):
+    if bool((p.total_count < q.total_count).any()):
+        raise NotImplementedError("KL between Binomials where q.total_count > p.total_count is not implemented")
+    n = p.total_count
+    # n [a log(a / b) + (1 - a) log((1 - a) / (1 - b))], from the logits: a (l_p - l_q) + log((1 - a) / (1 - b))
+    sp = torchlite.nn.functional.softplus
+    kl = n * (p.probs * (p.logits - q.logits) + sp(q.logits) - sp(p.logits))
+    return torchlite.where(p.total_count > q.total_count, math.inf, kl)  # p has counts that q cannot give
+
+
+@register_kl(Geometric, Geometric)
+def _kl_geometric_geometric(p, q):
+    failures = 1.0 / p.probs - 1.0  # the mean number of failures under p
+    return (torchlite.log(p.probs) - torchlite.log(q.probs)
+            + failures * (torchlite.log1p(-p.probs) - torchlite.log1p(-q.probs)))
+
+
+@register_kl(MultivariateNormal, MultivariateNormal)
+def _kl_mvn_mvn(p, q):
+    if p.event_shape != q.event_shape:
+        raise ValueError("KL-divergence between two Multivariate Normals with different event shapes cannot be "
+                         "computed")
+    k = p.event_shape[0]
+    shape = torchlite.broadcast_shapes(tuple(p.batch_shape), tuple(q.batch_shape)) + (k, k)
+    lp, lq = p._scale_tril.expand(shape), q._scale_tril.expand(shape)
+    # tr(Sq^-1 Sp) = ||Lq^-1 Lp||_F^2; the Mahalanobis term ||Lq^-1 (mu_q - mu_p)||^2
+    m = torchlite.linalg.solve_triangular(lq, lp, upper=False)
+    d = torchlite.linalg.solve_triangular(lq, (q.loc - p.loc).expand(shape[:-1]).unsqueeze(-1), upper=False)
+    log_det = q._half_log_det() - p._half_log_det()
+    return 0.5 * (m.pow(2).sum((-2, -1)) + d.pow(2).sum((-2, -1)) - k) + log_det
