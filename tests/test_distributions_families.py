@@ -287,3 +287,65 @@ def test_against_torch():
                   for d in (p, q))
         np.testing.assert_allclose(D.kl_divergence(p, q).numpy(), TD.kl_divergence(tp, tq).numpy(), rtol=1e-9,
                                    err_msg=type(p).__name__)
+
+
+def test_more_families_sample_moments():
+    tl.manual_seed(27)
+    d1, d2 = 6.0, 30.0
+    f = D.FisherSnedecor(t(d1), t(d2)).rsample((N,)).numpy()
+    mean = d2 / (d2 - 2)
+    var = 2 * d2 ** 2 * (d1 + d2 - 2) / (d1 * (d2 - 2) ** 2 * (d2 - 4))
+    assert abs(f.mean() - mean) < 5 * math.sqrt(var / N) and abs(f.var() / var - 1) < 0.15
+    # VonMises: E[cos(x - loc)] = I1(k) / I0(k), the circular mean at loc
+    loc, k = t([2.8, -0.5, 0.0]), t([4.0, 0.3, 1e-6])
+    v = D.VonMises(loc, k).sample((N,)).numpy()
+    assert np.all((v >= -math.pi) & (v < math.pi))
+    c = np.cos(v - loc.numpy())
+    r = (tl.special.i1e(k) / tl.special.i0e(k)).numpy()
+    assert np.all(np.abs(c.mean(0) - r) < 5 * c.std(0) / math.sqrt(N) + 1e-12)
+    assert abs(np.sin(v[:, 0] - 2.8).mean()) < 5 / math.sqrt(N)
+    cov = np.array([[2.0, 0.5], [0.5, 1.0]])
+    w = D.Wishart(t(5.0), t(cov)).rsample((N,)).numpy()
+    np.testing.assert_allclose(w.mean(0), 5 * cov, rtol=0.05)
+    assert np.all(np.linalg.eigvalsh(w) > 0)
+    wf = np.array([[1.0, 0.0], [0.5, 1.0], [0.0, 2.0]])
+    lr = D.LowRankMultivariateNormal(t([1.0, 2.0, 3.0]), t(wf), t([1.0, 2.0, 0.5])).rsample((N,)).numpy()
+    np.testing.assert_allclose(np.cov(lr.T), wf @ wf.T + np.diag([1.0, 2.0, 0.5]), atol=0.15)
+
+
+def test_low_rank_mvn_equals_the_full_covariance_mvn():
+    rng = np.random.default_rng(3)
+    w, diag, loc = rng.standard_normal((2, 4, 2)), rng.uniform(0.5, 2, (2, 4)), rng.standard_normal(4)
+    lr = D.LowRankMultivariateNormal(t(loc), t(w), t(diag))
+    full = D.MultivariateNormal(t(loc), t(w @ w.transpose(0, 2, 1) + np.stack([np.diag(d) for d in diag])))
+    x = t(rng.standard_normal((3, 2, 4)))
+    np.testing.assert_allclose(lr.log_prob(x).numpy(), full.log_prob(x).numpy(), rtol=1e-10)
+    np.testing.assert_allclose(lr.entropy().numpy(), full.entropy().numpy(), rtol=1e-12)
+    np.testing.assert_allclose(lr.precision_matrix.numpy(), full.precision_matrix.numpy(), rtol=1e-9, atol=1e-12)
+    with pytest.raises(ValueError, match="cov_factor must be a batch of matrices with shape 4 x m"):
+        D.LowRankMultivariateNormal(t(loc), t(w[:, :3]), t(diag))
+
+
+def test_wishart_density_integrates_like_its_moments():
+    cov = np.array([[2.0, 0.5], [0.5, 1.0]])
+    d = D.Wishart(t(4.0), t(cov))
+    # importance check: E_q[p(X) / q(X)] = 1 for q = Wishart(6, cov / 1.5), whose draws cover p's support
+    q = D.Wishart(t(6.0), t(cov / 1.5))
+    tl.manual_seed(28)
+    x = q.sample((N,))
+    ratio = tl.exp(d.log_prob(x) - q.log_prob(x)).numpy()
+    assert abs(ratio.mean() - 1) < 5 * ratio.std() / math.sqrt(N)
+    with pytest.raises(ValueError, match="expected to be greater than ndim - 1 = 1"):
+        D.Wishart(t(0.5), t(cov))
+
+
+def test_exponential_family_entropy_from_the_log_normalizer():
+    from torchlite.distributions.exp_family import ExponentialFamily
+
+    cases = [D.Normal(t([0.3, 1.0]), t([2.0, 0.5])), D.Exponential(t([0.7, 3.0])),
+             D.Gamma(t([0.5, 3.0]), t([2.0, 0.4])), D.Bernoulli(t([0.2, 0.9]))]
+    for d in cases:
+        assert isinstance(d, ExponentialFamily)
+        np.testing.assert_allclose(ExponentialFamily.entropy(d).detach().numpy(), d.entropy().numpy(), rtol=1e-12)
+    with pytest.raises(NotImplementedError):
+        D.Poisson(t([2.0])).entropy()  # E[log k!] has no closed form (PyTorch has no entropy either)

@@ -4,7 +4,8 @@ import math
 import torchlite
 
 from . import constraints
-from .distribution import Distribution, broadcast_all
+from .distribution import broadcast_all
+from .exp_family import ExponentialFamily
 
 __all__ = ["Bernoulli"]
 
@@ -13,7 +14,7 @@ def _softplus(x):
     return torchlite.nn.functional.softplus(x)
 
 
-class Bernoulli(Distribution):
+class Bernoulli(ExponentialFamily):
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.boolean
     has_enumerate_support = True
@@ -63,6 +64,15 @@ class Bernoulli(Distribution):
 
     def entropy(self):
         return _softplus(self.logits) - self.probs * self.logits
+
+    _mean_carrier_measure = 0
+
+    @property
+    def _natural_params(self):
+        return (self.logits,)
+
+    def _log_normalizer(self, x):
+        return _softplus(x)
 
     def enumerate_support(self, expand=True):
         values = torchlite.arange(2, dtype=self.probs.dtype, device=self.probs.device)

@@ -6,7 +6,8 @@ makes the normalized draw differentiable in the concentrations."""
 import torchlite
 
 from . import constraints
-from .distribution import Distribution, broadcast_all
+from .distribution import broadcast_all
+from .exp_family import ExponentialFamily
 
 __all__ = ["Beta", "Dirichlet"]
 
@@ -16,7 +17,7 @@ def _log_beta(concentration):
     return torchlite.lgamma(concentration).sum(-1) - torchlite.lgamma(concentration.sum(-1))
 
 
-class Dirichlet(Distribution):
+class Dirichlet(ExponentialFamily):
     arg_constraints = {"concentration": constraints.independent(constraints.positive, 1)}
     support = constraints.simplex
     has_rsample = True
@@ -66,7 +67,7 @@ class Dirichlet(Distribution):
         return _log_beta(a) + (total - k) * torchlite.digamma(total) - ((a - 1) * torchlite.digamma(a)).sum(-1)
 
 
-class Beta(Distribution):
+class Beta(ExponentialFamily):
     """Beta(concentration1, concentration0): density x^(a - 1) (1 - x)^(b - 1) / B(a, b) with a =
     concentration1, b = concentration0; the first coordinate of Dirichlet([a, b])."""
 

@@ -5,7 +5,8 @@ reparameterization), so rsample's gradient reaches both parameters."""
 import torchlite
 
 from . import constraints
-from .distribution import Distribution, broadcast_all
+from .distribution import broadcast_all
+from .exp_family import ExponentialFamily
 
 __all__ = ["Chi2", "Gamma"]
 
@@ -14,7 +15,7 @@ def _tiny(dtype):
     return torchlite.finfo(dtype).tiny
 
 
-class Gamma(Distribution):
+class Gamma(ExponentialFamily):
     arg_constraints = {"concentration": constraints.positive, "rate": constraints.positive}
     support = constraints.nonnegative
     has_rsample = True
@@ -55,6 +56,15 @@ class Gamma(Distribution):
     def entropy(self):
         c = self.concentration
         return c - torchlite.log(self.rate) + torchlite.lgamma(c) + (1 - c) * torchlite.digamma(c)
+
+    _mean_carrier_measure = 0
+
+    @property
+    def _natural_params(self):
+        return (self.concentration - 1, -self.rate)
+
+    def _log_normalizer(self, x, y):
+        return torchlite.lgamma(x + 1) + (x + 1) * torchlite.log(-y.reciprocal())
 
 
 class Chi2(Gamma):

@@ -4,13 +4,23 @@ import math
 import torchlite
 
 from .distribution import _LocationScale
+from .exp_family import ExponentialFamily
 
 __all__ = ["Normal"]
 
 _HALF_LOG_2PI = 0.5 * math.log(2 * math.pi)
 
 
-class Normal(_LocationScale):
+class Normal(_LocationScale, ExponentialFamily):
+    _mean_carrier_measure = 0
+
+    @property
+    def _natural_params(self):
+        return (self.loc / self.scale.pow(2), -0.5 * self.scale.pow(2).reciprocal())
+
+    def _log_normalizer(self, x, y):
+        return -0.25 * x.pow(2) / y + 0.5 * torchlite.log(-math.pi / y)
+
     @property
     def stddev(self):
         return self.scale

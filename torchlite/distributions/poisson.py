@@ -2,12 +2,13 @@
 import torchlite
 
 from . import constraints
-from .distribution import Distribution, broadcast_all
+from .distribution import broadcast_all
+from .exp_family import ExponentialFamily
 
 __all__ = ["Poisson"]
 
 
-class Poisson(Distribution):
+class Poisson(ExponentialFamily):
     arg_constraints = {"rate": constraints.nonnegative}
     support = constraints.nonnegative_integer
 
@@ -36,3 +37,10 @@ class Poisson(Distribution):
             self._validate_sample(value)
         rate, value = torchlite.broadcast_tensors(self.rate, value.to(self.rate.dtype))
         return torchlite.xlogy(value, rate) - rate - torchlite.lgamma(value + 1)
+
+    @property
+    def _natural_params(self):
+        return (torchlite.log(self.rate),)
+
+    def _log_normalizer(self, x):
+        return torchlite.exp(x)
