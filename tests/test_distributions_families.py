@@ -349,3 +349,50 @@ def test_exponential_family_entropy_from_the_log_normalizer():
         np.testing.assert_allclose(ExponentialFamily.entropy(d).detach().numpy(), d.entropy().numpy(), rtol=1e-12)
     with pytest.raises(NotImplementedError):
         D.Poisson(t([2.0])).entropy()  # E[log k!] has no closed form (PyTorch has no entropy either)
+
+
+def test_continuous_bernoulli():
+    probs = np.array([0.05, 0.3, 0.4999, 0.5, 0.8])
+    d = D.ContinuousBernoulli(t(probs))
+    grid = (np.arange(20000) + 0.5) / 20000  # midpoint rule on [0, 1]
+    dens = np.exp(d.log_prob(t(np.repeat(grid[:, None], 5, 1))).numpy())
+    np.testing.assert_allclose(dens.mean(0), 1.0, rtol=1e-6)  # the normalizer
+    np.testing.assert_allclose((grid[:, None] * dens).mean(0), d.mean.numpy(), rtol=1e-6)
+    np.testing.assert_allclose(((grid[:, None] - d.mean.numpy()) ** 2 * dens).mean(0), d.variance.numpy(), rtol=1e-5)
+    u = t(np.array([0.1, 0.3, 0.5, 0.7, 0.95]))
+    np.testing.assert_allclose(d.cdf(d.icdf(u)).numpy(), u.numpy(), rtol=1e-9)
+    from torchlite.distributions.exp_family import ExponentialFamily
+    np.testing.assert_allclose(ExponentialFamily.entropy(d).detach().numpy(), d.entropy().numpy(), rtol=1e-7)
+    tl.manual_seed(29)
+    s = d.sample((N,)).numpy()
+    assert np.all(np.abs(s.mean(0) - d.mean.numpy()) < 5 * np.sqrt(d.variance.numpy() / N))
+
+
+def test_lkj_cholesky():
+    tl.manual_seed(30)
+    eta, dim = 2.0, 3
+    L = D.LKJCholesky(dim, t(eta)).sample((N,))
+    assert bool(D.LKJCholesky(dim, t(eta)).support.check(L).all())
+    c = (L @ L.mT).numpy()
+    np.testing.assert_allclose(np.diagonal(c, axis1=-2, axis2=-1), 1.0, rtol=1e-12)
+    # each off-diagonal correlation r of LKJ(eta) in dim d: (r + 1) / 2 ~ Beta(a, a), a = eta - 1 + d / 2, so
+    # E[r] = 0, E[r^2] = 1 / (2a + 1) and E[r^4] = 3 / ((2a + 1)(2a + 3))
+    a = eta - 1 + dim / 2
+    for i, j in ((1, 0), (2, 0), (2, 1)):
+        r = c[:, i, j]
+        for power, want in ((1, 0.0), (2, 1 / (2 * a + 1)), (4, 3 / ((2 * a + 1) * (2 * a + 3)))):
+            m = r ** power
+            assert abs(m.mean() - want) < 5 * m.std() / math.sqrt(N), (i, j, power, m.mean(), want)
+    with pytest.raises(ValueError, match="Expected dim to be an integer greater than or equal to 2"):
+        D.LKJCholesky(1)
+
+
+def test_low_rank_kl():
+    rng = np.random.default_rng(4)
+    p = D.LowRankMultivariateNormal(t(rng.standard_normal(3)), t(rng.standard_normal((3, 1))), t([1.0, 0.5, 2.0]))
+    q = D.MultivariateNormal(t(np.zeros(3)), t(np.eye(3) * 2))
+    check_kl_against_monte_carlo(p, q, seed=31)
+    check_kl_against_monte_carlo(q, p, seed=32)
+    r = D.LowRankMultivariateNormal(t(np.ones(3)), t(rng.standard_normal((3, 2))), t([0.3, 1.0, 1.5]))
+    check_kl_against_monte_carlo(p, r, seed=33)
+    assert D.kl_divergence(p, p).item() == pytest.approx(0.0, abs=1e-12)

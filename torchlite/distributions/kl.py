@@ -12,6 +12,7 @@ from .distribution import Distribution
 from .exponential import Exponential
 from .gamma import Gamma
 from .laplace import Laplace
+from .lowrank_multivariate_normal import LowRankMultivariateNormal
 from .multinomial import OneHotCategorical
 from .multivariate_normal import MultivariateNormal
 from .normal import Normal
@@ -159,3 +160,17 @@ def _kl_mvn_mvn(p, q):
     d = torchlite.linalg.solve_triangular(lq, (q.loc - p.loc).expand(shape[:-1]).unsqueeze(-1), upper=False)
     log_det = q._half_log_det() - p._half_log_det()
     return 0.5 * (m.pow(2).sum((-2, -1)) + d.pow(2).sum((-2, -1)) - k) + log_det
+
+
+def _as_mvn(d):
+    """A LowRankMultivariateNormal as the MultivariateNormal of its full covariance."""
+    if isinstance(d, LowRankMultivariateNormal):
+        return MultivariateNormal(d.loc, scale_tril=d.scale_tril)
+    return d
+
+
+@register_kl(LowRankMultivariateNormal, LowRankMultivariateNormal)
+@register_kl(LowRankMultivariateNormal, MultivariateNormal)
+@register_kl(MultivariateNormal, LowRankMultivariateNormal)
+def _kl_lowrank(p, q):
+    return _kl_mvn_mvn(_as_mvn(p), _as_mvn(q))
