@@ -396,3 +396,38 @@ def test_low_rank_kl():
     r = D.LowRankMultivariateNormal(t(np.ones(3)), t(rng.standard_normal((3, 2))), t([0.3, 1.0, 1.5]))
     check_kl_against_monte_carlo(p, r, seed=33)
     assert D.kl_divergence(p, p).item() == pytest.approx(0.0, abs=1e-12)
+
+
+def test_inverse_gamma_generalized_pareto_straight_through():
+    c, r = 3.5, 2.0
+    ig = D.InverseGamma(t(c), t(r))
+    x = np.array([0.2, 0.7, 1.5])
+    np.testing.assert_allclose(ig.log_prob(t(x)).numpy(),
+                               c * math.log(r) - (c + 1) * np.log(x) - r / x - math.lgamma(c), rtol=1e-12)
+    tl.manual_seed(34)
+    s = ig.rsample((N,)).numpy()
+    mean, var = r / (c - 1), r ** 2 / ((c - 1) ** 2 * (c - 2))
+    assert abs(s.mean() - mean) < 5 * math.sqrt(var / N)
+    np.testing.assert_allclose((ig.mean.item(), ig.variance.item(), ig.mode.item()), (mean, var, r / (c + 1)))
+
+    loc, scale = t([0.0, 1.0, 0.5]), t([1.0, 2.0, 0.5])
+    xi = t([0.3, 0.0, -0.4])
+    gp = D.GeneralizedPareto(loc, scale, xi)
+    u = t([0.2, 0.5, 0.9])
+    np.testing.assert_allclose(gp.cdf(gp.icdf(u)).numpy(), u.numpy(), rtol=1e-12)
+    v = gp.icdf(u).requires_grad_()
+    (g,) = tl.autograd.grad(gp.cdf(v).sum(), v)  # the density is the CDF's derivative
+    np.testing.assert_allclose(np.exp(gp.log_prob(v.detach()).numpy()), g.numpy(), rtol=1e-10)
+    assert gp.support.upper_bound.tolist()[2] == pytest.approx(0.5 + 0.5 / 0.4)
+    tl.manual_seed(35)
+    d = gp.rsample((N,)).numpy()
+    assert np.all(np.abs(d.mean(0) - gp.mean.numpy()) < 5 * np.sqrt(gp.variance.numpy() / N))
+
+    probs = t([0.2, 0.8]).requires_grad_()
+    st = D.OneHotCategoricalStraightThrough(probs)
+    tl.manual_seed(36)
+    y = st.rsample((5,))
+    assert y.requires_grad and set(y.detach().sum(-1).tolist()) == {1.0}
+    (y * t([1.0, 3.0])).sum().backward()
+    # straight through: the gradient of 5 sum(w * p / sum(p)) (probs are normalized): 5 (w - w . p) = [-8, 2]
+    np.testing.assert_allclose(probs.grad.numpy(), [-8.0, 2.0], rtol=1e-12)

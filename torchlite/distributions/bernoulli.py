@@ -4,7 +4,7 @@ import math
 import torchlite
 
 from . import constraints
-from .distribution import broadcast_all
+from .distribution import probs_and_logits
 from .exp_family import ExponentialFamily
 
 __all__ = ["Bernoulli"]
@@ -20,18 +20,8 @@ class Bernoulli(ExponentialFamily):
     has_enumerate_support = True
 
     def __init__(self, probs=None, logits=None, validate_args=None):
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        if probs is not None:
-            (self.probs,) = broadcast_all(probs)
-            eps = torchlite.finfo(self.probs.dtype).eps
-            p = self.probs.clamp(eps, 1 - eps)
-            self.logits = torchlite.log(p) - torchlite.log1p(-p)
-            self._given = ("probs",)
-        else:
-            (self.logits,) = broadcast_all(logits)
-            self.probs = torchlite.sigmoid(self.logits)
-            self._given = ("logits",)
+        self.probs, self.logits, given = probs_and_logits(probs, logits)
+        self._given = (given,)
         super().__init__(self.probs.shape, validate_args=validate_args)
 
     @property

@@ -8,7 +8,7 @@ succeed with probability probs = sigmoid(logits).
 import torchlite
 
 from . import constraints
-from .distribution import Distribution, broadcast_all
+from .distribution import Distribution, probs_and_logits
 
 __all__ = ["Binomial", "Geometric", "NegativeBinomial"]
 
@@ -17,26 +17,13 @@ def _softplus(x):
     return torchlite.nn.functional.softplus(x)
 
 
-def _probs_and_logits(probs, logits, *others):
-    """(probs, logits, *others broadcast with them, which was given); exactly one of probs and logits."""
-    if (probs is None) == (logits is None):
-        raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-    if probs is not None:
-        probs, *others = broadcast_all(probs, *others)
-        eps = torchlite.finfo(probs.dtype).eps
-        p = probs.clamp(eps, 1 - eps)
-        return (probs, torchlite.log(p) - torchlite.log1p(-p), *others, "probs")
-    logits, *others = broadcast_all(logits, *others)
-    return (torchlite.sigmoid(logits), logits, *others, "logits")
-
-
 class Binomial(Distribution):
     arg_constraints = {"total_count": constraints.nonnegative_integer, "probs": constraints.unit_interval,
                        "logits": constraints.real}
     has_enumerate_support = True
 
     def __init__(self, total_count=1, probs=None, logits=None, validate_args=None):
-        self.probs, self.logits, self.total_count, given = _probs_and_logits(probs, logits, total_count)
+        self.probs, self.logits, self.total_count, given = probs_and_logits(probs, logits, total_count)
         self.total_count = self.total_count.to(self.probs.dtype)
         self._given = ("total_count", given)
         super().__init__(self.probs.shape, validate_args=validate_args)
@@ -98,7 +85,7 @@ class Geometric(Distribution):
     support = constraints.nonnegative_integer
 
     def __init__(self, probs=None, logits=None, validate_args=None):
-        self.probs, self.logits, given = _probs_and_logits(probs, logits)
+        self.probs, self.logits, given = probs_and_logits(probs, logits)
         self._given = (given,)
         super().__init__(self.probs.shape, validate_args=validate_args)
         if self._validate_args and probs is not None and not bool((self.probs > 0).all()):
@@ -145,7 +132,7 @@ class NegativeBinomial(Distribution):
     support = constraints.nonnegative_integer
 
     def __init__(self, total_count, probs=None, logits=None, validate_args=None):
-        self.probs, self.logits, self.total_count, given = _probs_and_logits(probs, logits, total_count)
+        self.probs, self.logits, self.total_count, given = probs_and_logits(probs, logits, total_count)
         self.total_count = self.total_count.to(self.probs.dtype)
         self._given = ("total_count", given)
         super().__init__(self.probs.shape, validate_args=validate_args)

@@ -2,10 +2,14 @@
 
 A constraint answers `check(value)` with a bool tensor, one element per event: `event_dim` trailing dims make
 up one event (1 for the simplex), and `is_discrete` says whether its members are integers."""
+import torchlite
+
 __all__ = [
     "Constraint", "boolean", "real", "positive", "nonnegative", "unit_interval", "simplex", "nonnegative_integer",
     "positive_integer", "greater_than", "greater_than_eq", "less_than", "interval", "half_open_interval",
-    "integer_interval", "dependent", "is_dependent", "independent", "real_vector",
+    "integer_interval", "dependent", "is_dependent", "independent", "real_vector", "lower_triangular",
+    "lower_cholesky", "corr_cholesky", "square", "symmetric", "positive_semidefinite", "positive_definite", "cat",
+    "stack",
 ]
 
 
@@ -132,6 +136,140 @@ class _Simplex(Constraint):
         return (value >= 0).all(-1) & ((value.sum(-1) - 1).abs() < 1e-6)
 
 
+def _all_over_matrix(ok):
+    """True where every element of the trailing (n, m) matrix is true: one answer per matrix."""
+    return ok.reshape(tuple(ok.shape[:-2]) + (-1,)).all(-1)
+
+
+class _LowerTriangular(Constraint):
+    """Square-or-not matrices with zeros above the diagonal."""
+
+    event_dim = 2
+
+    def check(self, value):
+        return _all_over_matrix(value.tril() == value)
+
+
+class _LowerCholesky(Constraint):
+    """Lower-triangular matrices with a positive diagonal: the Cholesky factors of positive definite
+    matrices."""
+
+    event_dim = 2
+
+    def check(self, value):
+        lower = _all_over_matrix(value.tril() == value)
+        return lower & (value.diagonal(dim1=-2, dim2=-1) > 0).all(-1)
+
+
+class _CorrCholesky(Constraint):
+    """Cholesky factors of correlation matrices: lower triangular, positive diagonal, and every row of unit
+    Euclidean length (so L L^T has ones on its diagonal)."""
+
+    event_dim = 2
+
+    def check(self, value):
+        slack = torchlite.finfo(value.dtype).eps * value.shape[-1] * 10
+        unit_rows = ((torchlite.linalg.norm(value.detach(), dim=-1) - 1).abs() <= slack).all(-1)
+        return _LowerCholesky.check(self, value) & unit_rows
+
+
+class _Square(Constraint):
+    """Matrices with as many rows as columns (only the shape is looked at)."""
+
+    event_dim = 2
+
+    def check(self, value):
+        n, m = value.shape[-2], value.shape[-1]
+        return torchlite.full(tuple(value.shape[:-2]), n == m, dtype=torchlite.bool, device=value.device)
+
+
+class _Symmetric(_Square):
+    """Square matrices equal to their transpose (to within 1e-6)."""
+
+    def check(self, value):
+        square = super().check(value)
+        if not bool(square.all()):
+            return square
+        return _all_over_matrix(torchlite.isclose(value, value.transpose(-2, -1), atol=1e-6))
+
+
+class _PositiveSemidefinite(_Symmetric):
+    """Symmetric matrices whose eigenvalues are all >= 0."""
+
+    def check(self, value):
+        symmetric = super().check(value)
+        if not bool(symmetric.all()):
+            return symmetric
+        return (torchlite.linalg.eigvalsh(value) >= 0).all(-1)
+
+
+class _PositiveDefinite(_Symmetric):
+    """Symmetric matrices with a Cholesky factorization (all eigenvalues > 0)."""
+
+    def check(self, value):
+        symmetric = super().check(value)
+        if not bool(symmetric.all()):
+            return symmetric
+        return torchlite.linalg.cholesky_ex(value).info == 0
+
+
+def _positive_dim(dim, ndim):
+    return dim + ndim if dim < 0 else dim
+
+
+class _Cat(Constraint):
+    """The pieces of a value cut along `dim` (of sizes `lengths`, default 1 each) belong, in order, to the
+    constraints of `cseq`; the answers are put back together along `dim`."""
+
+    def __init__(self, cseq, dim=0, lengths=None):
+        self.cseq = list(cseq)
+        if not all(isinstance(c, Constraint) for c in self.cseq):
+            raise TypeError("cat expects a sequence of Constraint objects")
+        self.lengths = [1] * len(self.cseq) if lengths is None else list(lengths)
+        if len(self.lengths) != len(self.cseq):
+            raise ValueError(f"cat got {len(self.cseq)} constraints but {len(self.lengths)} lengths")
+        self.dim = dim
+
+    @property
+    def is_discrete(self):
+        return any(c.is_discrete for c in self.cseq)
+
+    @property
+    def event_dim(self):
+        return max(c.event_dim for c in self.cseq)
+
+    def check(self, value):
+        dim = _positive_dim(self.dim, value.dim())
+        answers, start = [], 0
+        for c, size in zip(self.cseq, self.lengths):
+            answers.append(c.check(value.narrow(dim, start, size)))
+            start += size
+        return torchlite.cat(answers, dim)
+
+
+class _Stack(Constraint):
+    """Slice i of a value along `dim` belongs to the constraint `cseq[i]`; the answers are stacked along
+    `dim`."""
+
+    def __init__(self, cseq, dim=0):
+        self.cseq = list(cseq)
+        if not all(isinstance(c, Constraint) for c in self.cseq):
+            raise TypeError("stack expects a sequence of Constraint objects")
+        self.dim = dim
+
+    @property
+    def is_discrete(self):
+        return any(c.is_discrete for c in self.cseq)
+
+    @property
+    def event_dim(self):
+        return max(c.event_dim for c in self.cseq)
+
+    def check(self, value):
+        dim = _positive_dim(self.dim, value.dim())
+        return torchlite.stack([c.check(value.select(dim, i)) for i, c in enumerate(self.cseq)], dim)
+
+
 dependent = _Dependent()
 boolean = _Boolean()
 real = _Real()
@@ -149,3 +287,12 @@ half_open_interval = _HalfOpenInterval
 integer_interval = _IntegerInterval
 independent = _IndependentConstraint
 real_vector = _IndependentConstraint(real, 1)
+lower_triangular = _LowerTriangular()
+lower_cholesky = _LowerCholesky()
+corr_cholesky = _CorrCholesky()
+square = _Square()
+symmetric = _Symmetric()
+positive_semidefinite = _PositiveSemidefinite()
+positive_definite = _PositiveDefinite()
+cat = _Cat
+stack = _Stack

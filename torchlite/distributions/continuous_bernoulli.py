@@ -10,7 +10,7 @@ import math
 import torchlite
 
 from . import constraints
-from .distribution import broadcast_all
+from .distribution import probs_and_logits
 from .exp_family import ExponentialFamily
 
 __all__ = ["ContinuousBernoulli"]
@@ -27,18 +27,8 @@ class ContinuousBernoulli(ExponentialFamily):
     _mean_carrier_measure = 0
 
     def __init__(self, probs=None, logits=None, lims=(0.499, 0.501), validate_args=None):
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        if probs is not None:
-            (self.probs,) = broadcast_all(probs)
-            eps = torchlite.finfo(self.probs.dtype).eps
-            p = self.probs.clamp(eps, 1 - eps)
-            self.logits = torchlite.log(p) - torchlite.log1p(-p)
-            self._given = ("probs",)
-        else:
-            (self.logits,) = broadcast_all(logits)
-            self.probs = torchlite.sigmoid(self.logits)
-            self._given = ("logits",)
+        self.probs, self.logits, given = probs_and_logits(probs, logits)
+        self._given = (given,)
         self._lims = lims
         super().__init__(self.probs.shape, validate_args=validate_args)
 

@@ -177,6 +177,21 @@ def broadcast_all(*values):
     return torchlite.broadcast_tensors(*as_tensors)
 
 
+def probs_and_logits(probs, logits, *others):
+    """(probs, logits, *others broadcast with them, the name given) for the two-outcome families given exactly
+    one of probs (logits = log(p / (1 - p)) with p clamped to [eps, 1 - eps], as PyTorch) and logits (probs =
+    sigmoid(logits))."""
+    if (probs is None) == (logits is None):
+        raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+    if probs is not None:
+        probs, *others = broadcast_all(probs, *others)
+        eps = torchlite.finfo(probs.dtype).eps
+        p = probs.clamp(eps, 1 - eps)
+        return (probs, torchlite.log(p) - torchlite.log1p(-p), *others, "probs")
+    logits, *others = broadcast_all(logits, *others)
+    return (torchlite.sigmoid(logits), logits, *others, "logits")
+
+
 class _LocationScale(Distribution):
     """The shared part of the real-valued families with a location `loc` (their mean and mode) and a positive
     `scale` (Normal, Laplace): parameters broadcast together, the batch shape theirs, reparameterizable."""

@@ -16,24 +16,9 @@ from .distribution import Distribution, broadcast_all
 __all__ = ["LKJCholesky"]
 
 
-class _CorrCholesky(constraints.Constraint):
-    """Lower-triangular matrices with a positive diagonal and rows of unit length."""
-
-    event_dim = 2
-
-    def check(self, value):
-        tol = torchlite.finfo(value.dtype).eps * value.shape[-1] * 10
-        lower = (value.tril() == value).flatten(-2).all(-1)
-        unit_rows = ((torchlite.linalg.norm(value, dim=-1) - 1).abs() <= tol).all(-1)
-        return lower & (value.diagonal(dim1=-2, dim2=-1) > 0).all(-1) & unit_rows
-
-    def __repr__(self):
-        return "CorrCholesky()"
-
-
 class LKJCholesky(Distribution):
     arg_constraints = {"concentration": constraints.positive}
-    support = _CorrCholesky()
+    support = constraints.corr_cholesky
 
     def __init__(self, dim, concentration=1.0, validate_args=None):
         if dim < 2:

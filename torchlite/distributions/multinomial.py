@@ -1,13 +1,14 @@
-"""OneHotCategorical(probs=None, logits=None) and Multinomial(total_count=1, probs=None, logits=None): the
-category of one draw as a one-hot vector, and the counts of each category over total_count draws (the event
-is the last dim, of the K categories)."""
+"""OneHotCategorical(probs=None, logits=None), OneHotCategoricalStraightThrough (the same with a
+straight-through rsample) and Multinomial(total_count=1, probs=None, logits=None): the category of one draw
+as a one-hot vector, and the counts of each category over total_count draws (the event is the last dim, of
+the K categories)."""
 import torchlite
 
 from . import constraints
 from .categorical import Categorical
 from .distribution import Distribution
 
-__all__ = ["Multinomial", "OneHotCategorical"]
+__all__ = ["Multinomial", "OneHotCategorical", "OneHotCategoricalStraightThrough"]
 
 
 class _Counts(constraints.Constraint):
@@ -100,6 +101,18 @@ class OneHotCategorical(_OverCategorical):
         values = torchlite.eye(k, dtype=self.probs.dtype, device=self.probs.device)
         values = values.view((k,) + (1,) * len(self._batch_shape) + (k,))
         return values.expand((k,) + tuple(self._batch_shape) + (k,)) if expand else values
+
+
+class OneHotCategoricalStraightThrough(OneHotCategorical):
+    """OneHotCategorical with the straight-through gradient estimator: rsample returns the one-hot draw in the
+    forward pass and passes gradients to the probabilities as if it were probs (Bengio et al., 2013)."""
+
+    has_rsample = True
+
+    def rsample(self, sample_shape=torchlite.Size()):
+        draw = self.sample(sample_shape)
+        probs = self.probs
+        return draw + (probs - probs.detach())
 
 
 class Multinomial(_OverCategorical):

@@ -14,40 +14,14 @@ from .distribution import Distribution
 __all__ = ["MultivariateNormal"]
 
 
-class _LowerCholesky(constraints.Constraint):
-    """Lower-triangular matrices with a positive diagonal."""
-
-    event_dim = 2
-
-    def check(self, value):
-        lower = (value.tril() == value).flatten(-2).all(-1)
-        return lower & (value.diagonal(dim1=-2, dim2=-1) > 0).all(-1)
-
-    def __repr__(self):
-        return "LowerCholesky()"
-
-
-class _PositiveDefinite(constraints.Constraint):
-    """Symmetric positive-definite matrices (their Cholesky factorization succeeds)."""
-
-    event_dim = 2
-
-    def check(self, value):
-        symmetric = torchlite.isclose(value, value.mT, atol=1e-6).flatten(-2).all(-1)
-        return symmetric & (torchlite.linalg.cholesky_ex(value).info == 0)
-
-    def __repr__(self):
-        return "PositiveDefinite()"
-
-
 def _batch_mv(matrix, vector):
     """matrix @ vector over broadcast batch dims."""
     return torchlite.matmul(matrix, vector.unsqueeze(-1)).squeeze(-1)
 
 
 class MultivariateNormal(Distribution):
-    arg_constraints = {"loc": constraints.real_vector, "covariance_matrix": _PositiveDefinite(),
-                       "precision_matrix": _PositiveDefinite(), "scale_tril": _LowerCholesky()}
+    arg_constraints = {"loc": constraints.real_vector, "covariance_matrix": constraints.positive_definite,
+                       "precision_matrix": constraints.positive_definite, "scale_tril": constraints.lower_cholesky}
     support = constraints.real_vector
     has_rsample = True
 

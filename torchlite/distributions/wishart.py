@@ -9,7 +9,6 @@ import torchlite
 
 from . import constraints
 from .exp_family import ExponentialFamily
-from .multivariate_normal import MultivariateNormal
 
 __all__ = ["Wishart"]
 
@@ -21,7 +20,7 @@ def _mvlgamma(a, p):
 
 
 class Wishart(ExponentialFamily):
-    support = MultivariateNormal.arg_constraints["covariance_matrix"]  # positive definite
+    support = constraints.positive_definite
     has_rsample = True
     _mean_carrier_measure = 0
 
@@ -39,10 +38,9 @@ class Wishart(ExponentialFamily):
         if bool((df <= p - 1).any()):
             raise ValueError(f"Value of df={df} expected to be greater than ndim - 1 = {p - 1}.")
         batch_shape = torchlite.broadcast_shapes(tuple(matrix.shape[:-2]), tuple(df.shape))
-        self.arg_constraints = {"covariance_matrix": MultivariateNormal.arg_constraints["covariance_matrix"],
-                                "precision_matrix": MultivariateNormal.arg_constraints["precision_matrix"],
-                                "scale_tril": MultivariateNormal.arg_constraints["scale_tril"],
-                                "df": constraints.greater_than(p - 1)}
+        self.arg_constraints = {"covariance_matrix": constraints.positive_definite,
+                                "precision_matrix": constraints.positive_definite,
+                                "scale_tril": constraints.lower_cholesky, "df": constraints.greater_than(p - 1)}
         self.df = df.expand(batch_shape)
         setattr(self, name, matrix.expand(batch_shape + (p, p)))
         self._given = (name, "df")
