@@ -1,7 +1,5 @@
 """Weibull(scale, concentration): CDF 1 - exp(-(x / scale)^concentration) on x > 0; the law of
 scale E^(1 / concentration) for E a standard exponential."""
-import math
-
 import torchlite
 
 from . import constraints
