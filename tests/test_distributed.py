@@ -1,5 +1,6 @@
 """torchlite.distributed, DDP, SyncBatchNorm and DistributedSampler in real multi-process MPI jobs started by
 `python -m torchlite.distributed.run` (mpirun underneath), checked against NumPy and against one process."""
+import json
 import os
 import shutil
 import subprocess
@@ -425,3 +426,27 @@ def test_launcher_usage_errors(tmp_path):
     p = subprocess.run([sys.executable, "-m", "torchlite.distributed.run", "--nproc-per-node", "2", "--nnodes",
                         "1:4", "x.py"], capture_output=True, text=True, timeout=30, cwd=str(tmp_path))
     assert p.returncode != 0 and "elastic" in p.stderr
+
+
+def test_benchmark_runs_its_jobs_and_writes_json(tmp_path):
+    """benchmarks/distributed.py on tiny sizes (its code paths, not its timings): every job runs and the JSON
+    holds what the README's tables are made from."""
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # the repository root
+    from benchmarks import distributed as bench
+
+    out = tmp_path / "distributed.json"
+    assert bench.main(["--against", "none", "--sizes", "8,4096", "--mlp", "16,8,4", "--batch", "8", "--steps",
+                       "2", "--trials", "2", "--json", str(out)]) == 0
+    data = json.loads(out.read_text())
+    rows = data["allreduce"]["rows"]
+    assert [r["bytes"] for r in rows] == [8, 4096] and data["allreduce"]["world_size"] == 2
+    for r in rows:
+        ours = r["torchlite"]
+        assert ours["time_s"] > 0 and len(ours["trials_s"]) == 2 and "torch_gloo" not in r
+        assert abs(ours["busbw_GBps"] - r["bytes"] / ours["time_s"] / 1e9) < 1e-9  # 2 (n - 1) / n = 1 at n = 2
+    ddp = data["ddp"]["torchlite"]
+    assert ddp["ddp"]["world_size"] == 2 and ddp["ddp"]["per_rank_batch"] == 4 and ddp["ddp"]["parameters"] == 172
+    assert set(ddp["single"]) == {"1", "2"} and ddp["single"]["2"]["threads"] == 2
+    assert ddp["single"]["1"]["threads"] == 1 and ddp["single"]["1"]["per_rank_batch"] == 8
+    assert ddp["efficiency"] == pytest.approx(ddp["single"]["1"]["step_s"] / (2 * ddp["ddp"]["step_s"]))
+    assert "torch" not in data["ddp"]
