@@ -146,10 +146,13 @@ def fuzz_results(full_name):
 
 
 _RUNNER = r"""
-import json, resource, sys
+import json, os, resource, sys
 # Sizes that fit int64 but not memory must raise, not take the machine (an address-space limit makes such
-# an allocation fail at once, as it would on a machine without that much memory).
-resource.setrlimit(resource.RLIMIT_AS, (8 << 30, 8 << 30))
+# an allocation fail at once, as it would on a machine without that much memory). Under AddressSanitizer
+# (tools/sanitize.sh), whose shadow memory needs terabytes of address space, its max_allocation_size_mb does
+# that instead.
+if "libasan" not in os.environ.get("LD_PRELOAD", ""):
+    resource.setrlimit(resource.RLIMIT_AS, (8 << 30, 8 << 30))
 sys.path.insert(0, sys.argv[1])
 import test_fuzz
 for name in sys.argv[2:]:
