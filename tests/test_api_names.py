@@ -909,3 +909,17 @@ def test_multinomial_distribution():
     g.manual_seed(5)
     assert tl.multinomial(p, 10, True, generator=g).tolist() == a.tolist()
     assert tl.multinomial(tl.tensor([0.0, 1.0, 0.0]), 3).tolist()[0] == 1
+
+
+@pytest.mark.parametrize("name", ["symeig", "eig", "matrix_rank", "lstsq", "solve"])
+def test_linalg_names_removed_in_pytorch_raise_its_guidance(name):
+    a = tl.eye(2)
+    with pytest.raises(RuntimeError, match="This function was deprecated since version 1.9 and is now removed") as e:
+        getattr(tl, name)(a, a)
+    if name != "matrix_rank":  # PyTorch has no Tensor.matrix_rank method left
+        with pytest.raises(RuntimeError, match="is now removed"):
+            getattr(a, name)(a)
+    torch = pytest.importorskip("torch", reason="PyTorch is an optional oracle")
+    with pytest.raises(RuntimeError) as theirs:
+        getattr(torch, name)(torch.eye(2), torch.eye(2))
+    assert str(e.value) == str(theirs.value)

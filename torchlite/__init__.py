@@ -89,9 +89,13 @@ from ._names import (  # noqa: E402,F401,A004
     set_deterministic_debug_mode, get_deterministic_debug_mode, asarray, frombuffer, layout, memory_format, strided,
     contiguous_format, channels_last, channels_last_3d, preserve_format, histogram, gradient,
     set_default_tensor_type, set_flush_denormal, get_device_module, from_file, Stream, Event,
-    histogramdd, vander, chain_matmul,
+    histogramdd, vander, chain_matmul, symeig, eig, matrix_rank, lstsq, solve,
 )
 from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled  # noqa: E402,F401
+
+for _name in ("symeig", "eig", "lstsq", "solve"):  # removed in PyTorch 1.9; the methods raise as the functions do
+    setattr(Tensor, _name, globals()[_name])
+del _name
 
 
 def is_inference(input):  # noqa: A002  (PyTorch's name)

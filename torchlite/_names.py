@@ -17,7 +17,7 @@ __all__ = [
     "are_deterministic_algorithms_enabled", "is_deterministic_algorithms_warn_only_enabled", "unravel_index",
     "unique_consecutive", "typename", "set_warn_always", "is_warn_always_enabled", "set_float32_matmul_precision",
     "get_float32_matmul_precision", "set_deterministic_debug_mode", "get_deterministic_debug_mode", "vander",
-    "chain_matmul",
+    "chain_matmul", "symeig", "eig", "matrix_rank", "lstsq", "solve",
 ]
 
 
@@ -965,3 +965,45 @@ class Event:
 
     def __repr__(self):
         return f"torchlite.Event device_type={self.device_type}, device_index=-1, event_flag=0, event_id=0"
+
+
+# ------------------------------------------------------------------ linear algebra removed in PyTorch 1.9+
+# PyTorch keeps these names (and the Tensor methods but matrix_rank) only to raise a RuntimeError that says what
+# replaces each; torchlite does the same, with the same text.
+_REMOVED = "This function was deprecated since version 1.9 and is now removed."
+_REMOVED_LINALG = {
+    "symeig": (" The default behavior has changed from using the upper triangular portion of the matrix by default to "
+               "using the lower triangular portion.\n\nL, _ = torch.symeig(A, upper=upper) should be replaced with:\n"
+               "L = torch.linalg.eigvalsh(A, UPLO='U' if upper else 'L')\n\nand\n\nL, V = torch.symeig(A, "
+               "eigenvectors=True) should be replaced with:\nL, V = torch.linalg.eigh(A, UPLO='U' if upper else 'L')"),
+    "eig": (" `torch.linalg.eig` returns complex tensors of dtype `cfloat` or `cdouble` rather than real tensors "
+            "mimicking complex tensors.\n\nL, _ = torch.eig(A) should be replaced with:\nL_complex = "
+            "torch.linalg.eigvals(A)\n\nand\n\nL, V = torch.eig(A, eigenvectors=True) should be replaced with:\n"
+            "L_complex, V_complex = torch.linalg.eig(A)"),
+    "matrix_rank": ("\nPlease use the `torch.linalg.matrix_rank` function instead. The parameter 'symmetric' was "
+                    "renamed in `torch.linalg.matrix_rank()` to 'hermitian'."),
+    "lstsq": (" `torch.lstsq` is deprecated in favor of `torch.linalg.lstsq`.\n`torch.linalg.lstsq` has reversed "
+              "arguments and does not return the QR decomposition in the returned tuple (although it returns other "
+              "information about the problem).\n\nTo get the QR decomposition consider using `torch.linalg.qr`.\n\n"
+              "The returned solution in `torch.lstsq` stored the residuals of the solution in the last m - n columns "
+              "of the returned value whenever m > n. In torch.linalg.lstsq, the residuals are in the field "
+              "'residuals' of the returned named tuple.\n\nThe unpacking of the solution, as in\nX, _ = "
+              "torch.lstsq(B, A).solution[:A.size(1)]\nshould be replaced with:\nX = torch.linalg.lstsq(A, "
+              "B).solution"),
+    "solve": (" `torch.solve` is deprecated in favor of `torch.linalg.solve`. `torch.linalg.solve` has its arguments "
+              "reversed and does not return the LU factorization.\n\nTo get the LU factorization see `torch.lu`, "
+              "which can be used with `torch.lu_solve` or `torch.lu_unpack`.\nX = torch.solve(B, A).solution should "
+              "be replaced with:\nX = torch.linalg.solve(A, B)"),
+}
+
+
+def _removed(name):
+    def removed(*args, **kwargs):
+        raise RuntimeError(_REMOVED + _REMOVED_LINALG[name])
+
+    removed.__name__ = removed.__qualname__ = name
+    removed.__doc__ = f"Removed from PyTorch in 1.9: raises RuntimeError saying what replaces torch.{name}."
+    return removed
+
+
+symeig, eig, matrix_rank, lstsq, solve = (_removed(n) for n in ("symeig", "eig", "matrix_rank", "lstsq", "solve"))
