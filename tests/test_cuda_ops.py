@@ -120,7 +120,9 @@ def compare(op, args, what, kind=None):
         return
     if dev_err is not None:
         raise AssertionError(f"{what}: the CPU succeeded, the device raised {dev_err!r}") from dev_err
-    exact = "random" in op.tags and op.name not in ("normal", "randn", "randn_like", "exponential")
+    # the draws built on the device's log/sin/cos/lgamma (Box-Muller, the rejection samplers) agree to rounding
+    exact = "random" in op.tags and op.name not in ("normal", "randn", "randn_like", "exponential", "_standard_gamma",
+                                                    "poisson", "binomial")
     assert_same(cpu, dev, what, exact=exact, values=op.name not in UNINITIALIZED)
 
 
