@@ -8,6 +8,8 @@
 # 264-281 s with 16 cores, the tests about 40 s, the benchmark about 25 s at --min-time 0.04; the machine's
 # start costs about 45 s of the session's device time, and an idle warm machine keeps costing it.
 # Timeouts: BUILD_S, TEST_S, BENCH_S, CUB_S; MIN_TIME for the benchmark; EXTRA_TESTS for more test files.
+# SANITIZE_S > 0 also runs SANITIZE_TESTS (default tests/test_cuda.py) under compute-sanitizer's memcheck and
+# racecheck (issue 19), each within SANITIZE_S seconds, after the CUB check; the reports go to $OUT/sanitizer-*.log.
 set -u
 T0=$(date +%s)
 stamp() { echo "[$(( $(date +%s) - T0 )) s] $*" | tee -a "$OUT/steps.log"; }
@@ -30,3 +32,17 @@ grep -v Warning "$OUT/bench.err" | tail -40
 (cd /tmp && timeout ${CUB_S:-25} python3 "$OLDPWD/tools/check_cub_gpu.py" > "$OUT/cub.log" 2>&1)
 stamp "cub check rc=$?"
 tail -30 "$OUT/cub.log"
+if [ "${SANITIZE_S:-0}" -gt 0 ]; then
+  CS=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)
+  if [ -z "$CS" ]; then
+    stamp "no compute-sanitizer on this machine"
+  else
+    for tool in memcheck racecheck; do
+      (cd /tmp && timeout "$SANITIZE_S" "$CS" --tool "$tool" --error-exitcode 3 --target-processes all \
+         python3 -m pytest -q -x -p no:cacheprovider -p no:benchmark ${SANITIZE_TESTS:-$OLDPWD/tests/test_cuda.py} \
+         > "$OUT/sanitizer-$tool.log" 2>&1)
+      stamp "compute-sanitizer $tool rc=$? (0 clean, 3 reports, 124 timed out)"
+      grep -E "ERROR SUMMARY|Invalid|Race|passed|failed" "$OUT/sanitizer-$tool.log" | tail -8
+    done
+  fi
+fi
