@@ -923,3 +923,22 @@ def test_linalg_names_removed_in_pytorch_raise_its_guidance(name):
     with pytest.raises(RuntimeError) as theirs:
         getattr(torch, name)(torch.eye(2), torch.eye(2))
     assert str(e.value) == str(theirs.value)
+
+
+def test_old_linalg_names_warn_once_as_pytorch(monkeypatch):
+    from torchlite import _deprecated
+
+    monkeypatch.setattr(_deprecated, "_warned", set())
+    a = tl.tensor([[4.0, 1.0], [1.0, 3.0]])
+    b = tl.tensor([[1.0], [2.0]])
+    calls = {"cholesky": lambda: tl.cholesky(a), "qr": lambda: a.qr(), "lu": lambda: tl.lu(a),
+             "triangular_solve": lambda: b.triangular_solve(a), "lu_solve": lambda: tl.lu_solve(b, *tl.linalg.lu_factor(a))}
+    for name, call in calls.items():
+        with pytest.warns(UserWarning, match=f"torch.{name} is deprecated in favor of torch.linalg"):
+            first = call()
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # once per process, as PyTorch's TORCH_WARN_ONCE
+            again = call()
+        assert all(tl.equal(x, y) for x, y in zip(first if isinstance(first, tuple) else (first,),
+                                                   again if isinstance(again, tuple) else (again,)))
+    np.testing.assert_allclose(tl.cholesky(a).numpy(), tl.linalg.cholesky(a).numpy())

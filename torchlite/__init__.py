@@ -93,6 +93,9 @@ from ._names import (  # noqa: E402,F401,A004
 )
 from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled  # noqa: E402,F401
 
+from . import _deprecated  # noqa: E402
+
+_deprecated.install(globals(), Tensor)  # torch.cholesky, qr, triangular_solve, lu_solve warn once, as PyTorch
 for _name in ("symeig", "eig", "lstsq", "solve"):  # removed in PyTorch 1.9; the methods raise as the functions do
     setattr(Tensor, _name, globals()[_name])
 del _name

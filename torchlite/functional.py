@@ -150,6 +150,9 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
 def lu(A, pivot=True, get_infos=False, out=None):
     """lu(A, pivot=True, get_infos=False, out=None): torch.lu, the LU factorization as linalg.lu_factor_ex
     gives it: a tuple (LU, pivots), or (LU, pivots, infos) with get_infos (else a singular matrix raises)."""
+    from ._deprecated import warn_once
+
+    warn_once("lu")
     LU, pivots, infos = _C._linalg.linalg_lu_factor_ex(A, pivot=pivot, check_errors=not get_infos)
     result = (LU, pivots, infos) if get_infos else (LU, pivots)
     if out is not None:
