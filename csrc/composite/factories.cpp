@@ -1,5 +1,6 @@
 // Composite factories: written with other torchlite ops.
 #include "kernels/eye.h"
+#include "kernels/fill_Tensor.h"
 #include "kernels/full.h"
 #include "kernels/full_like.h"
 #include "kernels/new_empty.h"
@@ -11,13 +12,22 @@
 #include "kernels/ones_like.h"
 #include "kernels/zeros.h"
 #include "kernels/zeros_like.h"
+#include "ops/_to_copy.h"
+#include "ops/clone.h"
 #include "ops/diagonal.h"
 #include "ops/empty.h"
 #include "ops/empty_like.h"
 #include "ops/empty_strided.h"
+#include "ops/expand.h"
 #include "ops/fill_Scalar.h"
 
 namespace torchlite {
+
+// fill(self, value) for a 0-dim tensor value: value cast to self's dtype and device, broadcast to self's shape (a
+// fresh tensor: autograd sums the gradient back into value).
+Tensor composite::fill_Tensor(const Tensor& self, const Tensor& value) {
+  return clone(expand(_to_copy(value, self.scalar_type(), self.device()), self.sizes()));
+}
 
 Tensor composite::full(IntArrayRef size, const Scalar& fill_value, std::optional<ScalarType> dtype,
                        std::optional<Device> device) {

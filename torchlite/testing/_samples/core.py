@@ -56,6 +56,7 @@ OTHER_SAMPLES = {
     "randint_like": lambda: {"self": _f32((2, 3)), "high": 5},
     "randint_like.low_dtype": lambda: {"self": _f32((2, 3)), "low": 2, "high": 9, "dtype": tl.int32},
     "dropout": lambda: {"input": _f32((4, 5)), "p": 0.4, "train": True},
+    "fill.Tensor": lambda: {"self": _f32((2, 3)), "value": tl.tensor(1.5)},
     # the rejection samplers (their distributions: tests/test_samplers.py)
     "_standard_gamma": lambda: {"self": _f32((2, 3)).abs() + 0.3},
     "_standard_gamma_grad": lambda: {"self": _f32((2, 3)).abs() + 0.3, "output": _f32((3,)).abs() + 0.1},
@@ -149,6 +150,8 @@ SHAPE_CASES = {
 # Bad inputs: (code, exception type, substrings of the message), run in a subprocess with tl = torchlite,
 # a = ones(2, 3), i = tensor([1, 2, 3]), b = tensor([True, False]).
 ERRORS = [
+    ("a.fill_(tl.ones(1))", "RuntimeError", ["fill_ only supports 0-dimension value tensor but got tensor with 1 "
+                                             "dimensions."]),
     ("tl.poisson(-a)", "RuntimeError", ["invalid Poisson rate, expected rate to be non-negative"]),
     ("tl.poisson(i)", "NotImplementedError", ["poisson_cpu", "'Long'"]),
     ("tl._standard_gamma(i)", "NotImplementedError", ["gamma_cpu", "'Long'"]),
