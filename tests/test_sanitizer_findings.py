@@ -16,3 +16,14 @@ def test_max_pool_backward_checks_plane_dims():
     with pytest.raises(RuntimeError, match="max_pool_backward: indices of size"):
         tl._max_pool_backward(go, x, idx, ())
     assert tl._max_pool_backward(go, x, idx, (2, 3)).shape == x.shape
+
+
+def test_bincount_and_histc_refuse_huge_bin_counts_through_the_allocator():
+    # Their bins were a std::vector sized by minlength/bins: under AddressSanitizer a huge size aborted in operator
+    # new (the fuzz found it); now the sums live in a tensor and the allocator raises RuntimeError.
+    with pytest.raises(RuntimeError, match="not enough memory"):
+        tl.bincount(tl.tensor([1]), tl.tensor([1.0]), minlength=2 ** 40)
+    with pytest.raises(RuntimeError, match="not enough memory"):
+        tl.histc(tl.tensor([1.0]), bins=2 ** 40)
+    assert tl.bincount(tl.tensor([1, 1, 3]), tl.tensor([0.5, 1.0, 2.0])).tolist() == [0.0, 1.5, 0.0, 2.0]
+    assert tl.histc(tl.tensor([1.0, 2.0, 1.0]), bins=4, min=0, max=3).tolist() == [0.0, 2.0, 1.0, 0.0]

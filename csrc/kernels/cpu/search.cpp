@@ -155,15 +155,15 @@ Tensor kernels::bincount_any(const Tensor& self, const std::optional<Tensor>& we
   ScalarType wt = weights->scalar_type() == ScalarType::Float ? ScalarType::Float : ScalarType::Double;
   Tensor w = host_copy(*weights, ScalarType::Double);
   const double* wv = w.data<double>();
-  std::vector<double> acc(static_cast<size_t>(bins), 0.0);
-  for (int64_t i = 0; i < n; ++i) acc[static_cast<size_t>(v[i])] += wv[i];
+  // The sums in a tensor, not a std::vector: a huge bin count (minlength) fails in the allocator with a
+  // RuntimeError rather than in operator new (which AddressSanitizer cannot refuse without aborting).
+  Tensor acc = empty_tensor(IntArrayRef(bins), ScalarType::Double, kHost);
+  double* a = acc.data<double>();
+  std::fill(a, a + bins, 0.0);
+  for (int64_t i = 0; i < n; ++i) a[v[i]] += wv[i];
+  if (wt == ScalarType::Double) return to_device(acc, self.device());
   Tensor out = empty_tensor(IntArrayRef(bins), wt, kHost);
-  for (int64_t b = 0; b < bins; ++b) {
-    if (wt == ScalarType::Float)
-      out.data<float>()[b] = static_cast<float>(acc[static_cast<size_t>(b)]);
-    else
-      out.data<double>()[b] = acc[static_cast<size_t>(b)];
-  }
+  copy_cast(out, acc);
   return to_device(out, self.device());
 }
 
@@ -190,16 +190,16 @@ Tensor kernels::histc_any(const Tensor& self, int64_t bins, const Scalar& min, c
     hi += 1;
   }
   TL_CHECK(std::isfinite(lo) && std::isfinite(hi), "torch.histc: range of [", lo, ", ", hi, "] is not finite");
-  std::vector<double> counts(static_cast<size_t>(bins), 0.0);
+  Tensor out = empty_tensor(IntArrayRef(bins), ScalarType::Double, kHost);  // (as bincount's sums)
+  double* counts = out.data<double>();
+  std::fill(counts, counts + bins, 0.0);
   for (int64_t i = 0; i < n; ++i) {
     double e = v[i];
     if (!(e >= lo && e <= hi)) continue;  // outside the range, or NaN
     int64_t b = static_cast<int64_t>((e - lo) * static_cast<double>(bins) / (hi - lo));
     if (b >= bins) b = bins - 1;  // max itself falls in the last bin
-    counts[static_cast<size_t>(b)] += 1;
+    counts[b] += 1;
   }
-  Tensor out = empty_tensor(IntArrayRef(bins), ScalarType::Double, kHost);
-  std::copy(counts.begin(), counts.end(), out.data<double>());
   Tensor cast = empty_tensor(IntArrayRef(bins), self.scalar_type(), kHost);
   copy_cast(cast, out);
   return to_device(cast, self.device());
