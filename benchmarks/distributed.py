@@ -24,6 +24,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 WORKER = os.path.join(HERE, "_dist_worker.py")
@@ -166,7 +167,9 @@ def main(argv=None) -> int:
         args.against = "torch" if _torch_available() else "none"
     elif args.against == "torch" and not _torch_available():
         ap.error("--against torch: PyTorch with the gloo backend is not installed")
+    start = time.perf_counter()
     result = run(args)
+    result["took_s"] = time.perf_counter() - start
     print(report(result))
     with open(args.json, "w") as f:
         json.dump(result, f, indent=1)
