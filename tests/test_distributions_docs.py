@@ -85,3 +85,24 @@ def test_documented_examples_match_torch_shapes():
         assert tuple(theirs.batch_shape) == tuple(ours.batch_shape), code
         assert tuple(theirs.event_shape) == tuple(ours.event_shape), code
         assert tuple(theirs.sample().shape) == shape, code
+
+
+def test_every_public_name_of_torch_distributions():
+    torch = pytest.importorskip("torch", reason="PyTorch is an optional oracle")
+    import torch.distributions as TD
+
+    assert sorted(set(TD.__all__) - set(D.__all__)) == []
+    assert all(hasattr(D, name) for name in D.__all__)
+    assert sorted(set(TD.constraints.__all__) - set(D.constraints.__all__)) == []
+    assert sorted(set(TD.transforms.__all__) - set(D.transforms.__all__)) == []
+
+
+def test_dependent_property_one_hot_and_multinomial_constraints():
+    C = D.constraints
+    assert C.is_dependent(D.Binomial.support) and D.Binomial.support.is_discrete
+    assert isinstance(D.Binomial(torchlite.tensor(5.0), torchlite.tensor(0.5)).support, type(C.integer_interval(0, 1)))
+    assert C.one_hot.check(torchlite.tensor([[0.0, 1.0], [1.0, 1.0], [0.0, 0.0]])).tolist() == [True, False, False]
+    assert C.multinomial(3).check(torchlite.tensor([[1.0, 2.0], [2.0, 2.0], [0.5, 1.0]])).tolist() == [True, False,
+                                                                                                      False]
+    with pytest.raises(ValueError, match="Cannot determine validity of dependent constraint"):
+        D.Binomial.support.check(torchlite.tensor(1.0))

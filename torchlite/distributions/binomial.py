@@ -28,7 +28,7 @@ class Binomial(Distribution):
         self._given = ("total_count", given)
         super().__init__(self.probs.shape, validate_args=validate_args)
 
-    @property
+    @constraints.dependent_property(is_discrete=True, event_dim=0)
     def support(self):
         return constraints.integer_interval(0, self.total_count)
 

@@ -9,7 +9,7 @@ __all__ = [
     "positive_integer", "greater_than", "greater_than_eq", "less_than", "interval", "half_open_interval",
     "integer_interval", "dependent", "is_dependent", "independent", "real_vector", "lower_triangular",
     "lower_cholesky", "corr_cholesky", "square", "symmetric", "positive_semidefinite", "positive_definite", "cat",
-    "stack",
+    "stack", "one_hot", "multinomial", "dependent_property", "MixtureSameFamilyConstraint",
 ]
 
 
@@ -296,3 +296,70 @@ positive_semidefinite = _PositiveSemidefinite()
 positive_definite = _PositiveDefinite()
 cat = _Cat
 stack = _Stack
+
+
+
+class _DependentProperty(property, _Dependent):
+    """A property that is also a dependent constraint: on the class it is the (uncheckable) constraint, on an
+    instance the value computed from the instance's parameters (a support such as Binomial's)."""
+
+    def __init__(self, fn=None, *, is_discrete=False, event_dim=0):
+        property.__init__(self, fn)
+        self.is_discrete, self.event_dim = is_discrete, event_dim
+
+    def __call__(self, fn):
+        return _DependentProperty(fn, is_discrete=self.is_discrete, event_dim=self.event_dim)
+
+
+def dependent_property(fn=None, *, is_discrete=False, event_dim=0):
+    """A decorator (with or without arguments) for a support that depends on the parameters."""
+    if fn is None:
+        return _DependentProperty(is_discrete=is_discrete, event_dim=event_dim)
+    return _DependentProperty(fn, is_discrete=is_discrete, event_dim=event_dim)
+
+
+class _OneHot(Constraint):
+    """One-hot vectors: zeros and ones with a single one."""
+
+    is_discrete = True
+    event_dim = 1
+
+    def check(self, value):
+        binary = ((value == 0) | (value == 1)).all(-1)
+        return binary & (value.sum(-1) == 1)
+
+
+class _Multinomial(Constraint):
+    """Vectors of nonnegative integer counts summing to at most upper_bound."""
+
+    is_discrete = True
+    event_dim = 1
+
+    def __init__(self, upper_bound):
+        self.upper_bound = upper_bound
+
+    def check(self, value):
+        return (value >= 0).all(-1) & (value % 1 == 0).all(-1) & (value.sum(-1) <= self.upper_bound)
+
+    def _bounds(self):
+        return {"upper_bound": self.upper_bound}
+
+
+class MixtureSameFamilyConstraint(Constraint):
+    """The support of a MixtureSameFamily: its component distribution's support, checked per event of the mixture
+    (the component dim reduced away when the base constraint keeps it)."""
+
+    def __init__(self, base_constraint):
+        self.base_constraint = base_constraint
+        self.is_discrete = base_constraint.is_discrete
+        self.event_dim = base_constraint.event_dim
+
+    def check(self, value):
+        return self.base_constraint.check(value)
+
+    def __repr__(self):
+        return f"MixtureSameFamilyConstraint({self.base_constraint!r})"
+
+
+one_hot = _OneHot()
+multinomial = _Multinomial

@@ -11,22 +11,6 @@ from .distribution import Distribution
 __all__ = ["Multinomial", "OneHotCategorical", "OneHotCategoricalStraightThrough"]
 
 
-class _Counts(constraints.Constraint):
-    """Vectors of nonnegative integer counts summing to at most upper_bound (PyTorch's multinomial support)."""
-
-    is_discrete = True
-    event_dim = 1
-
-    def __init__(self, upper_bound):
-        self.upper_bound = upper_bound
-
-    def check(self, value):
-        return (value >= 0).all(-1) & (value % 1 == 0).all(-1) & (value.sum(-1) <= self.upper_bound)
-
-    def __repr__(self):
-        return f"Multinomial(upper_bound={self.upper_bound})"
-
-
 class _OverCategorical(Distribution):
     """The shared part: a Categorical over the last dim holds the parameters; probs and logits are its."""
 
@@ -66,7 +50,7 @@ class _OverCategorical(Distribution):
 
 
 class OneHotCategorical(_OverCategorical):
-    support = constraints.independent(constraints.boolean, 1)  # one-hot vectors
+    support = constraints.one_hot
     has_enumerate_support = True
 
     def __init__(self, probs=None, logits=None, validate_args=None):
@@ -124,7 +108,7 @@ class Multinomial(_OverCategorical):
 
     @property
     def support(self):
-        return _Counts(self.total_count)
+        return constraints.multinomial(self.total_count)
 
     @property
     def mean(self):
