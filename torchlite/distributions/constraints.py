@@ -217,18 +217,13 @@ def _positive_dim(dim, ndim):
     return dim + ndim if dim < 0 else dim
 
 
-class _Cat(Constraint):
-    """The pieces of a value cut along `dim` (of sizes `lengths`, default 1 each) belong, in order, to the
-    constraints of `cseq`; the answers are put back together along `dim`."""
+class _OfConstraints(Constraint):
+    """A constraint made of the constraints `cseq`: discrete if any is, events as wide as the widest."""
 
-    def __init__(self, cseq, dim=0, lengths=None):
+    def __init__(self, cseq, what):
         self.cseq = list(cseq)
         if not all(isinstance(c, Constraint) for c in self.cseq):
-            raise TypeError("cat expects a sequence of Constraint objects")
-        self.lengths = [1] * len(self.cseq) if lengths is None else list(lengths)
-        if len(self.lengths) != len(self.cseq):
-            raise ValueError(f"cat got {len(self.cseq)} constraints but {len(self.lengths)} lengths")
-        self.dim = dim
+            raise TypeError(f"{what} expects a sequence of Constraint objects")
 
     @property
     def is_discrete(self):
@@ -237,6 +232,18 @@ class _Cat(Constraint):
     @property
     def event_dim(self):
         return max(c.event_dim for c in self.cseq)
+
+
+class _Cat(_OfConstraints):
+    """The pieces of a value cut along `dim` (of sizes `lengths`, default 1 each) belong, in order, to the
+    constraints of `cseq`; the answers are put back together along `dim`."""
+
+    def __init__(self, cseq, dim=0, lengths=None):
+        super().__init__(cseq, "cat")
+        self.lengths = [1] * len(self.cseq) if lengths is None else list(lengths)
+        if len(self.lengths) != len(self.cseq):
+            raise ValueError(f"cat got {len(self.cseq)} constraints but {len(self.lengths)} lengths")
+        self.dim = dim
 
     def check(self, value):
         dim = _positive_dim(self.dim, value.dim())
@@ -247,23 +254,13 @@ class _Cat(Constraint):
         return torchlite.cat(answers, dim)
 
 
-class _Stack(Constraint):
+class _Stack(_OfConstraints):
     """Slice i of a value along `dim` belongs to the constraint `cseq[i]`; the answers are stacked along
     `dim`."""
 
     def __init__(self, cseq, dim=0):
-        self.cseq = list(cseq)
-        if not all(isinstance(c, Constraint) for c in self.cseq):
-            raise TypeError("stack expects a sequence of Constraint objects")
+        super().__init__(cseq, "stack")
         self.dim = dim
-
-    @property
-    def is_discrete(self):
-        return any(c.is_discrete for c in self.cseq)
-
-    @property
-    def event_dim(self):
-        return max(c.event_dim for c in self.cseq)
 
     def check(self, value):
         dim = _positive_dim(self.dim, value.dim())

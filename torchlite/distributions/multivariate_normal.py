@@ -14,12 +14,47 @@ from .distribution import Distribution
 __all__ = ["MultivariateNormal"]
 
 
+class _CholeskyParameterized:
+    """The shared part of the families given one of covariance_matrix, precision_matrix or scale_tril
+    (MultivariateNormal, Wishart): they keep the unbroadcast lower Cholesky factor L of the covariance and compute
+    the two matrices not given from it when asked for, broadcast to batch_shape (the base class's expand expands
+    the parameters given)."""
+
+    @staticmethod
+    def _one_matrix(covariance_matrix, precision_matrix, scale_tril):
+        """(name, matrix) of the one matrix given."""
+        given = [(n, m) for n, m in (("covariance_matrix", covariance_matrix), ("precision_matrix", precision_matrix),
+                                     ("scale_tril", scale_tril)) if m is not None]
+        if len(given) != 1:
+            raise ValueError("Exactly one of covariance_matrix or precision_matrix or scale_tril may be specified.")
+        return given[0]
+
+    def _set_cholesky(self, name, matrix):
+        if name == "scale_tril":
+            self._scale_tril = matrix
+        elif name == "covariance_matrix":
+            self._scale_tril = torchlite.linalg.cholesky(matrix)
+        else:
+            self._scale_tril = torchlite.linalg.cholesky(torchlite.linalg.inv(matrix))
+
+    def __getattr__(self, name):
+        if name not in ("scale_tril", "covariance_matrix", "precision_matrix") or "_scale_tril" not in self.__dict__:
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+        L = self._scale_tril
+        k = L.shape[-1]
+        if name == "covariance_matrix":
+            L = L @ L.mT
+        elif name == "precision_matrix":
+            L = torchlite.cholesky_inverse(L)
+        return L.expand(tuple(self._batch_shape) + (k, k))
+
+
 def _batch_mv(matrix, vector):
     """matrix @ vector over broadcast batch dims."""
     return torchlite.matmul(matrix, vector.unsqueeze(-1)).squeeze(-1)
 
 
-class MultivariateNormal(Distribution):
+class MultivariateNormal(_CholeskyParameterized, Distribution):
     arg_constraints = {"loc": constraints.real_vector, "covariance_matrix": constraints.positive_definite,
                        "precision_matrix": constraints.positive_definite, "scale_tril": constraints.lower_cholesky}
     support = constraints.real_vector
@@ -28,11 +63,7 @@ class MultivariateNormal(Distribution):
     def __init__(self, loc, covariance_matrix=None, precision_matrix=None, scale_tril=None, validate_args=None):
         if loc.dim() < 1:
             raise ValueError("loc must be at least one-dimensional.")
-        given = [(n, m) for n, m in (("covariance_matrix", covariance_matrix), ("precision_matrix", precision_matrix),
-                                     ("scale_tril", scale_tril)) if m is not None]
-        if len(given) != 1:
-            raise ValueError("Exactly one of covariance_matrix or precision_matrix or scale_tril may be specified.")
-        name, matrix = given[0]
+        name, matrix = self._one_matrix(covariance_matrix, precision_matrix, scale_tril)
         if matrix.dim() < 2:
             raise ValueError(f"{name} matrix must be at least two-dimensional, with optional leading batch "
                              "dimensions")
@@ -42,35 +73,7 @@ class MultivariateNormal(Distribution):
         setattr(self, name, matrix.expand(batch_shape + (k, k)))
         self._given = ("loc", name)
         super().__init__(batch_shape, (k,), validate_args=validate_args)
-        if name == "scale_tril":
-            self._scale_tril = matrix
-        elif name == "covariance_matrix":
-            self._scale_tril = torchlite.linalg.cholesky(matrix)
-        else:
-            self._scale_tril = torchlite.linalg.cholesky(torchlite.linalg.inv(matrix))
-
-    def __getattr__(self, name):
-        # the two matrices not given, computed from L when asked for
-        if name == "scale_tril":
-            return self._scale_tril.expand(self._batch_shape + self._event_shape + self._event_shape)
-        if name == "covariance_matrix":
-            L = self._scale_tril
-            return (L @ L.mT).expand(self._batch_shape + self._event_shape + self._event_shape)
-        if name == "precision_matrix":
-            return torchlite.cholesky_inverse(self._scale_tril).expand(
-                self._batch_shape + self._event_shape + self._event_shape)
-        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
-
-    def expand(self, batch_shape, _instance=None):
-        new = object.__new__(type(self)) if _instance is None else _instance
-        new.__dict__.update(self.__dict__)
-        batch_shape = torchlite.Size(batch_shape)
-        k = self._event_shape[0]
-        new.loc = self.loc.expand(batch_shape + (k,))
-        name = self._given[1]
-        new.__dict__[name] = self.__dict__[name].expand(batch_shape + (k, k))
-        new._batch_shape = batch_shape
-        return new
+        self._set_cholesky(name, matrix)
 
     @property
     def mean(self):

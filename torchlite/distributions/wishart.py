@@ -9,6 +9,7 @@ import torchlite
 
 from . import constraints
 from .exp_family import ExponentialFamily
+from .multivariate_normal import _CholeskyParameterized
 
 __all__ = ["Wishart"]
 
@@ -19,17 +20,13 @@ def _mvlgamma(a, p):
     return p * (p - 1) / 4 * math.log(math.pi) + torchlite.lgamma(a.unsqueeze(-1) - j / 2).sum(-1)
 
 
-class Wishart(ExponentialFamily):
+class Wishart(_CholeskyParameterized, ExponentialFamily):
     support = constraints.positive_definite
     has_rsample = True
     _mean_carrier_measure = 0
 
     def __init__(self, df, covariance_matrix=None, precision_matrix=None, scale_tril=None, validate_args=None):
-        given = [(n, m) for n, m in (("covariance_matrix", covariance_matrix), ("precision_matrix", precision_matrix),
-                                     ("scale_tril", scale_tril)) if m is not None]
-        if len(given) != 1:
-            raise ValueError("Exactly one of covariance_matrix or precision_matrix or scale_tril may be specified.")
-        name, matrix = given[0]
+        name, matrix = self._one_matrix(covariance_matrix, precision_matrix, scale_tril)
         if matrix.dim() < 2:
             raise ValueError(f"{name} must be at least two-dimensional, with optional leading batch dimensions")
         p = matrix.shape[-1]
@@ -45,32 +42,7 @@ class Wishart(ExponentialFamily):
         setattr(self, name, matrix.expand(batch_shape + (p, p)))
         self._given = (name, "df")
         super().__init__(batch_shape, (p, p), validate_args=validate_args)
-        if name == "scale_tril":
-            self._scale_tril = matrix
-        elif name == "covariance_matrix":
-            self._scale_tril = torchlite.linalg.cholesky(matrix)
-        else:
-            self._scale_tril = torchlite.linalg.cholesky(torchlite.linalg.inv(matrix))
-
-    def __getattr__(self, name):
-        shape = tuple(self._batch_shape) + tuple(self._event_shape)
-        if name == "scale_tril":
-            return self._scale_tril.expand(shape)
-        if name == "covariance_matrix":
-            return (self._scale_tril @ self._scale_tril.mT).expand(shape)
-        if name == "precision_matrix":
-            return torchlite.cholesky_inverse(self._scale_tril).expand(shape)
-        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
-
-    def expand(self, batch_shape, _instance=None):
-        new = object.__new__(type(self)) if _instance is None else _instance
-        new.__dict__.update(self.__dict__)
-        batch_shape = torchlite.Size(batch_shape)
-        new.df = self.df.expand(batch_shape)
-        name = self._given[0]
-        new.__dict__[name] = self.__dict__[name].expand(batch_shape + self._event_shape)
-        new._batch_shape = batch_shape
-        return new
+        self._set_cholesky(name, matrix)
 
     @property
     def mean(self):
