@@ -641,3 +641,15 @@ def test_reductions_over_leading_dims_walk_tiles(threads, restore_threads):
     np.testing.assert_allclose(np.asarray(p.var(0)), bp.var(axis=0, ddof=1), rtol=1e-12)
     np.testing.assert_array_equal(np.asarray(p.float().amin(1)), bp.astype(np.float32).min(axis=1))
     np.testing.assert_array_equal(np.asarray(x[:, ::2].argmax(0)), b[:, ::2].argmax(axis=0))
+
+
+def test_all_any_of_many_blocks_with_threads(restore_threads):
+    # reduce_row kept the blocks' results in a std::vector<bool>, whose elements share words: two threads writing
+    # neighbouring blocks raced, and all() of ~400k trues came out False a few times in a thousand.
+    tl.set_num_threads(2)
+    ones = tl.ones(64 * 32768 + 1, dtype=tl.bool)
+    zeros = tl.zeros(64 * 32768 + 1, dtype=tl.bool)
+    wrong = sum(not bool(ones.all()) or bool(zeros.any()) for _ in range(300))
+    assert wrong == 0
+    zeros[12345 * 64] = True
+    assert bool(zeros.any()) and not bool(zeros.logical_not().all())

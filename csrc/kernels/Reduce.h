@@ -187,17 +187,23 @@ template <typename acc_t, typename Leaf, typename Combine>
 acc_t reduce_row(int64_t n, const Leaf& leaf, const Combine& combine) {
   if (n <= kBlock) return leaf(int64_t(0), n);
   int64_t nblocks = (n + kBlock - 1) / kBlock;
-  std::vector<acc_t> part(static_cast<size_t>(nblocks));
+  // One slot per block, each its own object: a std::vector<bool> (all/any) packs its elements into shared
+  // words, and two threads writing neighbouring blocks' results raced (all() of 400001 trues was sometimes false).
+  struct Slot {
+    acc_t value;
+  };
+  std::vector<Slot> part(static_cast<size_t>(nblocks));
   parallel_for(nblocks, 1, [&](int64_t b, int64_t e) {
     for (int64_t i = b; i < e; ++i) {
       int64_t begin = i * kBlock;
-      part[static_cast<size_t>(i)] = leaf(begin, begin + kBlock < n ? kBlock : n - begin);
+      part[static_cast<size_t>(i)].value = leaf(begin, begin + kBlock < n ? kBlock : n - begin);
     }
   });
   // Pairwise, in order: the tree depends on n only.
   for (size_t width = 1; width < part.size(); width *= 2)
-    for (size_t i = 0; i + width < part.size(); i += 2 * width) part[i] = combine(part[i], part[i + width]);
-  return part[0];
+    for (size_t i = 0; i + width < part.size(); i += 2 * width)
+      part[i].value = combine(part[i].value, part[i + width].value);
+  return part[0].value;
 }
 
 // Calls f(o) for every output row o, in parallel over rows when there are several.
