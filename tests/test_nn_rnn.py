@@ -111,6 +111,43 @@ def test_gradients_against_finite_differences(cls):
         m.zero_grad()
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+def test_lstm_layer_kernel_matches_the_step_loop(monkeypatch, threads):
+    # nn.LSTM over equal lengths on the CPU runs each layer and direction in _lstm_layer (one parallel region,
+    # the threads sharing the hidden units); the step loop (what packed input and CUDA run) must agree with it,
+    # forward and backward, for every thread count.
+    from torchlite.nn.modules import rnn as rnn_mod
+
+    calls = []
+    real = tl._C._functions._lstm_layer
+    monkeypatch.setattr(tl._C._functions, "_lstm_layer", lambda *a: calls.append(1) or real(*a))
+    before = tl.get_num_threads()
+    tl.set_num_threads(threads)
+    try:
+        tl.manual_seed(0)
+        m = nn.LSTM(40, 96, num_layers=2, bidirectional=True).double()
+        x = tl.randn(7, 8, 40, dtype=tl.float64, requires_grad=True)
+        w = tl.randn(7, 8, 192, dtype=tl.float64)
+
+        def run():
+            out, (h, c) = m(x)
+            ((out * w).sum() + (h * h).sum() + c.sum()).backward()
+            grads = [x.grad.clone()] + [p.grad.clone() for p in m.parameters()]
+            x.grad = None
+            m.zero_grad()
+            return [out.detach(), h.detach(), c.detach()] + grads
+
+        fused = run()
+        assert len(calls) == 4  # two layers, two directions
+        monkeypatch.setattr(rnn_mod, "_layer_applies", lambda *a: False)
+        steps = run()
+        assert len(calls) == 4
+    finally:
+        tl.set_num_threads(before)
+    for a, b in zip(fused, steps):
+        np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-12, atol=1e-12)
+
+
 def test_packed_sequences_match_padded_runs():
     tl.manual_seed(0)
     m = nn.LSTM(3, 4, bidirectional=True).double()

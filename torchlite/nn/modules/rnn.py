@@ -3,7 +3,9 @@
 Each layer and direction projects the whole input sequence through W_ih in one matrix product, then runs one
 step per time: one matrix product h W_hh^T for all gates and one fused cell kernel (`_lstm_cell_fused`,
 `_gru_cell_fused`) that applies every nonlinearity and the state update. Padded input is handled as packed
-input whose batch size never shrinks, so PackedSequence and plain tensors take the same path."""
+input whose batch size never shrinks, so PackedSequence and plain tensors take the same path. An LSTM layer
+without projections over equal lengths on the CPU runs all its steps in one kernel instead (`_lstm_layer`, with
+`_lstm_layer_backward`): one parallel region for the whole sequence, no Python between steps."""
 import math
 import numbers
 import warnings
@@ -85,6 +87,18 @@ class _Recurrence(Function):
 
     @staticmethod
     def forward(ctx, data, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, mode, batch_sizes, reverse):
+        ctx.layer = _layer_applies(mode, data, h0, c0, w_hh, w_hr, batch_sizes)
+        if ctx.layer:
+            # The whole recurrence in one kernel (_lstm_layer): every step's h is the output.
+            T, B, H = len(batch_sizes), batch_sizes[0], h0.shape[1]
+            xp = F.linear(data, w_ih, b_ih + b_hh if b_ih is not None else None).view(T, B, 4 * H)
+            out, cy, ws = _C._functions._lstm_layer(xp, h0, c0, w_hh, reverse)
+            last = 0 if reverse else T - 1
+            ctx.steps = (cy, ws)
+            ctx.has_c0, ctx.has_bias = True, b_ih is not None
+            ctx.mode, ctx.batch_sizes, ctx.reverse = mode, batch_sizes, reverse
+            ctx.save_for_backward(data, w_ih, w_hh, h0, c0, out)
+            return out.view(T * B, H), out[last].clone(), cy[last].clone()
         output, h_n, c_n, saved = _forward_steps(mode, data, batch_sizes, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr,
                                                  reverse)
         ctx.mode, ctx.batch_sizes, ctx.reverse, ctx.steps = mode, batch_sizes, reverse, saved
@@ -98,6 +112,8 @@ class _Recurrence(Function):
 
     @staticmethod
     def backward(ctx, d_output, d_hn, d_cn=None):
+        if ctx.layer:
+            return _layer_backward(ctx, d_output, d_hn, d_cn)
         addmm, cat, mm, _, _, zeros = _fns()
         data, w_ih, w_hh, w_hr, b_hh, output = ctx.saved_tensors
         h_prev, c_prev, works, cys, hys = ctx.steps
@@ -169,6 +185,44 @@ class _Recurrence(Function):
         if not ctx.has_c0:
             d_c0 = None
         return d_data, d_h0, d_c0, d_w_ih, d_w_hh, d_b_ih, d_b_hh, d_w_hr, None, None, None
+
+
+def _layer_applies(mode, data, h0, c0, w_hh, w_hr, batch_sizes):
+    """Whether _lstm_layer runs this layer: an LSTM without projections over equal lengths, on the CPU in
+    float32 or float64 (its one-region kernel), outside autocast (whose per-step casts the Python steps keep)."""
+    if mode != "LSTM" or w_hr is not None or not batch_sizes or batch_sizes[0] != batch_sizes[-1]:
+        return False
+    if data.device.type != "cpu" or _C._autocast_is_enabled("cpu"):
+        return False
+    dtype = data.dtype
+    return str(dtype) in ("torchlite.float32", "torchlite.float64") and h0.dtype == dtype and c0.dtype == dtype \
+        and w_hh.dtype == dtype
+
+
+def _layer_backward(ctx, d_output, d_hn, d_cn):
+    """_Recurrence's backward when _lstm_layer ran the forward: the gates' gradients of every step from
+    _lstm_layer_backward, then the input's, the weights' and the biases' as single products over all steps."""
+    from ... import cat, mm, zeros_like
+
+    data, w_ih, w_hh, h0, c0, out = ctx.saved_tensors
+    cy, ws = ctx.steps
+    T, B, H = out.shape
+    d_hn = d_hn if d_hn is not None else zeros_like(h0)
+    d_cn = d_cn if d_cn is not None else zeros_like(c0)
+    gg, d_h0, d_c0 = _C._functions._lstm_layer_backward(d_output.reshape(T, B, H), d_hn, d_cn, c0, cy, ws, w_hh,
+                                                         ctx.reverse)
+    G = gg.view(T * B, 4 * H)
+    # Each step's previous h: h0 before the first step that runs.
+    h_prev = cat([out[1:], h0.unsqueeze(0)]) if ctx.reverse else cat([h0.unsqueeze(0), out[:-1]])
+    need = ctx.needs_input_grad
+    d_data = mm(G, w_ih) if need[0] else None
+    d_w_ih = mm(G.t(), data) if need[3] else None
+    d_w_hh = mm(G.t(), h_prev.view(T * B, H)) if need[4] else None
+    d_b_ih = G.sum(0) if ctx.has_bias and need[5] else None
+    d_b_hh = None
+    if ctx.has_bias and need[6]:  # each bias gets its own .grad
+        d_b_hh = d_b_ih.clone() if d_b_ih is not None else G.sum(0)
+    return d_data, d_h0, d_c0, d_w_ih, d_w_hh, d_b_ih, d_b_hh, None, None, None, None
 
 
 def _run_direction(mode, data, batch_sizes, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, reverse):

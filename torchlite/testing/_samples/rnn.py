@@ -1,5 +1,5 @@
 """Samples and NumPy references for the fused recurrent cells (_lstm_cell_fused, _gru_cell_fused and their
-backward ops); part of torchlite.testing's op database."""
+backward ops) and the LSTM layer (_lstm_layer and its backward); part of torchlite.testing's op database."""
 import numpy as np
 
 import torchlite as tl
@@ -34,6 +34,29 @@ def _lstm_backward_ref(grad_hy, grad_cy, cx, cy, workspace, output_mask):
     return (gates if output_mask[0] else empty, gc * f if output_mask[1] else empty)
 
 
+def _lstm_layer_ref(input_gates, h0, c0, w_hh, reverse):
+    T = input_gates.shape[0]
+    outs, cys, works = [None] * T, [None] * T, [None] * T
+    h, c = h0, c0
+    for t in (range(T - 1, -1, -1) if reverse else range(T)):
+        h, c, works[t] = _lstm_ref(input_gates[t] + h @ w_hh.T, c)
+        outs[t], cys[t] = h, c
+    return np.stack(outs), np.stack(cys), np.stack(works)
+
+
+def _lstm_layer_backward_ref(grad_output, grad_hn, grad_cn, c0, cy, workspace, w_hh, reverse):
+    T = grad_output.shape[0]
+    gates = [None] * T
+    dh, dc = grad_hn, grad_cn
+    for t in (range(T) if reverse else range(T - 1, -1, -1)):
+        p = t + 1 if reverse else t - 1
+        g, dc = _lstm_backward_ref(grad_output[t] + dh, dc, cy[p] if 0 <= p < T else c0, cy[t], workspace[t],
+                                   (True, True))
+        gates[t] = g
+        dh = g @ w_hh
+    return np.stack(gates), dh, dc
+
+
 def _gru_ref(input_gates, hidden_gates, hx):
     ir, iz, i_n = np.split(input_gates, 3, axis=1)
     hr, hz, hn = np.split(hidden_gates, 3, axis=1)
@@ -65,6 +88,23 @@ def _gru_backward_sample():
     return {"grad_hy": _t((B, H), 10), "workspace": ws, "output_mask": (True, True, True)}
 
 
+T = 3
+
+
+def _lstm_layer_sample(reverse):
+    def sample():
+        return {"input_gates": _t((T, B, 4 * H), 14), "h0": _t((B, H), 15), "c0": _t((B, H), 16),
+                "w_hh": _t((4 * H, H), 17), "reverse": reverse}
+    return sample
+
+
+def _lstm_layer_backward_sample():
+    c0, w_hh = _t((B, H), 18), _t((4 * H, H), 19)
+    _, cy, ws = tl._lstm_layer(_t((T, B, 4 * H), 20), _t((B, H), 21), c0, w_hh, True)
+    return {"grad_output": _t((T, B, H), 22), "grad_hn": _t((B, H), 23), "grad_cn": _t((B, H), 24), "c0": c0,
+            "cy": cy, "workspace": ws, "w_hh": w_hh, "reverse": True}
+
+
 def numpy_cases():
     """Full overload name -> (sample, NumPy reference of the sample's arguments as float64 arrays)."""
     return {
@@ -74,11 +114,14 @@ def numpy_cases():
             lambda: {"input_gates": _t((B, 3 * H), 11), "hidden_gates": _t((B, 3 * H), 12), "hx": _t((B, H), 13)},
             _gru_ref),
         "_gru_cell_fused_backward": (_gru_backward_sample, _gru_backward_ref),
+        "_lstm_layer": (_lstm_layer_sample(False), _lstm_layer_ref),
+        "_lstm_layer_backward": (_lstm_layer_backward_sample, _lstm_layer_backward_ref),
     }
 
 
 TOLERANCES = {name: {"float32": (1e-5, 1e-5)} for name in ("_lstm_cell_fused", "_lstm_cell_fused_backward",
-                                                           "_gru_cell_fused", "_gru_cell_fused_backward")}
+                                                           "_gru_cell_fused", "_gru_cell_fused_backward",
+                                                           "_lstm_layer", "_lstm_layer_backward")}
 
 ERRORS = [
     ("tl._lstm_cell_fused(tl.ones(2, 7), tl.ones(2, 2))", "RuntimeError",
@@ -87,4 +130,10 @@ ERRORS = [
      "tl.ones(2, 2))", "RuntimeError", ["_gru_cell_fused", "hidden_gates of dtype Float", "Double"]),
     ("tl._lstm_cell_fused(tl.ones(2, 8, dtype=tl.int64), tl.ones(2, 2, "
      "dtype=tl.int64))", "TypeError", ["_lstm_cell_fused", "floating"]),
+    ("tl._lstm_layer(tl.ones(2, 3, 7), tl.ones(3, 2), tl.ones(3, 2), tl.ones(8, 2))", "RuntimeError",
+     ["_lstm_layer", "gates of size [2, 3, 8]", "[2, 3, 7]"]),
+    ("tl._lstm_layer(tl.ones(2, 3, 8), tl.ones(3, 2), tl.ones(3, 2), tl.ones(8, 3))", "RuntimeError",
+     ["_lstm_layer", "w_hh of size [8, 2]", "[8, 3]"]),
+    ("tl._lstm_layer_backward(tl.ones(2, 3, 3), tl.ones(3, 2), tl.ones(3, 2), tl.ones(3, 2), tl.ones(2, 3, 2), "
+     "tl.ones(2, 3, 8), tl.ones(8, 2))", "RuntimeError", ["_lstm_layer_backward", "grad_output of size [2, 3, 2]"]),
 ]

@@ -1,0 +1,362 @@
+// _lstm_layer and _lstm_layer_backward: every step of one LSTM layer in one direction, for nn.LSTM over a
+// batch of equal lengths (kernels/gpu/rnn.inc has the single-step cells).
+//
+// On the CPU (float32, float64) one OpenMP region runs all the steps. Each thread owns a share of the hidden
+// units: per step it multiplies the previous h by its own rows of W_hh (the four gates of its units, packed
+// together once), applies the cell to its units, and meets the others at a barrier, since the next step reads
+// all of h. The backward is the mirror image: each thread computes its units' gate gradients, all meet at a
+// barrier, then each multiplies all the gate gradients by its own columns of W_hh for its units' share of the
+// next h gradient (no barrier needed there: a thread reads only its own columns of it). One region instead of
+// several per step spares the wake-ups of sleeping worker threads, and no Python runs between steps.
+// Elsewhere (CUDA, half and bfloat16), the same steps run as ops: one matrix product and one fused cell each.
+#include <cblas.h>
+#include <emmintrin.h>
+#include <sched.h>
+
+#include <algorithm>
+#include <atomic>
+#include <tuple>
+#include <vector>
+
+#include "core/Parallel.h"
+#include "dispatch/ExactMeta.h"
+#include "kernels/Rnn.h"
+#include "kernels/RnnMath.h"
+#include "kernels/_lstm_layer.h"
+#include "kernels/_lstm_layer_backward.h"
+#include "ops/_lstm_cell_fused.h"
+#include "ops/_lstm_cell_fused_backward.h"
+#include "ops/add.h"
+#include "ops/addmm.h"
+#include "ops/contiguous.h"
+#include "ops/copy.h"
+#include "ops/mm.h"
+#include "ops/select.h"
+#include "ops/t.h"
+
+namespace torchlite {
+
+namespace {
+
+struct LayerDims {
+  int64_t T = 0, B = 0, H = 0;
+};
+
+// gates (T, B, 4H), a state (B, H) and W_hh (4H, H), all of one floating dtype on one device.
+LayerDims check_layer(const char* op, const Tensor& gates, const Tensor& state, const Tensor& w_hh) {
+  rnn::check_floating(op, gates);
+  TL_CHECK(gates.dim() == 3, op, ": expected 3-D gates (steps, batch, 4 * hidden), got ", to_string(gates.sizes()));
+  TL_CHECK(state.dim() == 2, op, ": expected a 2-D state (batch, hidden), got ", to_string(state.sizes()));
+  LayerDims d{gates.sizes()[0], state.sizes()[0], state.sizes()[1]};
+  TL_CHECK(gates.sizes()[1] == d.B && gates.sizes()[2] == 4 * d.H, op, ": expected gates of size [", d.T, ", ", d.B,
+           ", ", 4 * d.H, "], got ", to_string(gates.sizes()));
+  TL_CHECK(gates.scalar_type() == state.scalar_type() && gates.device() == state.device(), op,
+           ": expected gates and states of one dtype on one device, got ", scalar_type_name(gates.scalar_type()),
+           " on ", to_string(gates.device()), " and ", scalar_type_name(state.scalar_type()), " on ",
+           to_string(state.device()));
+  rnn::check_like(op, "w_hh", w_hh, state, 4 * d.H, d.H);
+  return d;
+}
+
+TensorMeta sized(const Tensor& like, DimVector sizes) { return exact_meta(std::move(sizes), like); }
+
+// The step that runs s-th (0-based), and the one before it.
+struct Order {
+  int64_t T;
+  bool reverse;
+  int64_t step(int64_t s) const { return reverse ? T - 1 - s : s; }
+  int64_t prev(int64_t t) const { return reverse ? t + 1 : t - 1; }
+};
+
+// A barrier for the threads of one region that spins (their work between barriers is short and even), then
+// yields the core after about a millisecond of waiting.
+class SpinBarrier {
+ public:
+  explicit SpinBarrier(int n) : n_(n) {}
+  void wait() {
+    if (n_ == 1) return;
+    const int gen = gen_.load(std::memory_order_acquire);
+    if (count_.fetch_add(1, std::memory_order_acq_rel) == n_ - 1) {
+      count_.store(0, std::memory_order_relaxed);
+      gen_.fetch_add(1, std::memory_order_release);
+      return;
+    }
+    for (int spins = 0; gen_.load(std::memory_order_acquire) == gen; ++spins) {
+      if (spins < (1 << 14)) {
+        _mm_pause();
+      } else {
+        sched_yield();
+      }
+    }
+  }
+
+ private:
+  const int n_;
+  std::atomic<int> count_{0};
+  std::atomic<int> gen_{0};
+};
+
+// Row-major C (m, n) = A (m, k) B (k, n), or A B^T where B is stored (n, k); single-threaded BLAS.
+template <typename T>
+void gemm(bool b_transposed, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T* b, int64_t ldb, T* c,
+          int64_t ldc) {
+  const auto tb = b_transposed ? CblasTrans : CblasNoTrans;
+  const auto im = static_cast<blasint>(m), in = static_cast<blasint>(n), ik = static_cast<blasint>(k);
+  if constexpr (std::is_same_v<T, float>) {
+    scipy_cblas_sgemm(CblasRowMajor, CblasNoTrans, tb, im, in, ik, 1.0f, a, static_cast<blasint>(lda), b,
+                      static_cast<blasint>(ldb), 0.0f, c, static_cast<blasint>(ldc));
+  } else {
+    scipy_cblas_dgemm(CblasRowMajor, CblasNoTrans, tb, im, in, ik, 1.0, a, static_cast<blasint>(lda), b,
+                      static_cast<blasint>(ldb), 0.0, c, static_cast<blasint>(ldc));
+  }
+}
+
+// The cell over units [0, n) of one batch row. x: the row's input gates (gate q of unit j at x[q * H + j]),
+// g: its share of h W_hh^T (at g[q * n + j]), cx: the previous cell state; writes h, c and the activations w
+// (at w[q * H + j]). Compiled per vector width, every call inlined, so that the loop vectorizes.
+template <typename T>
+__attribute__((flatten)) TL_CPU_MULTIVERSION void cell_row(const T* x, const T* g, const T* cx, T* h, T* c, T* w,
+                                                           int64_t n, int64_t H) {
+#pragma omp simd
+  for (int64_t j = 0; j < n; ++j) {
+    const auto s = rnn_math::lstm_step(x[j] + g[j], x[H + j] + g[n + j], x[2 * H + j] + g[2 * n + j],
+                                       x[3 * H + j] + g[3 * n + j], cx[j]);
+    c[j] = s.c;
+    h[j] = s.h;
+    w[j] = s.i;
+    w[H + j] = s.f;
+    w[2 * H + j] = s.g;
+    w[3 * H + j] = s.o;
+  }
+}
+
+// The cell's gradient over units [0, n) of one batch row: gh = the output's gradient + dh (the next step's),
+// gc = dc, updated in place to cx's gradient; gates' gradients into gg (at gg[q * H + j]).
+template <typename T>
+__attribute__((flatten)) TL_CPU_MULTIVERSION void cell_row_backward(const T* gout, const T* dh, T* dc, const T* cx,
+                                                                    const T* cy, const T* w, T* gg, int64_t n,
+                                                                    int64_t H) {
+#pragma omp simd
+  for (int64_t j = 0; j < n; ++j) {
+    const auto d = rnn_math::lstm_step_backward(gout[j] + dh[j], dc[j], cx[j], cy[j], w[j], w[H + j], w[2 * H + j],
+                                                w[3 * H + j]);
+    gg[j] = d.i;
+    gg[H + j] = d.f;
+    gg[2 * H + j] = d.g;
+    gg[3 * H + j] = d.o;
+    dc[j] = d.cx;
+  }
+}
+
+// How many threads share a layer: one per 32 hidden units at most, and one alone for small products.
+int layer_team(const LayerDims& d) {
+  if (in_parallel_region() || d.B * d.H * d.H * 4 < (int64_t(1) << 18)) return 1;
+  const int64_t by_units = d.H / 32 > 0 ? d.H / 32 : 1;
+  const int64_t n = detail::openmp_team_size();
+  return static_cast<int>(n < by_units ? n : by_units);
+}
+
+// Runs f(tid, nt, barrier) on a team of `want` threads, the GIL released; on one thread alone if OpenMP gives
+// fewer (a barrier for `want` would never open).
+template <typename F>
+void run_team(int want, const F& f) {
+  WithoutGil nogil(true);
+  SpinBarrier one(1);
+#ifdef _OPENMP
+  if (want > 1) {
+    detail::note_openmp_team();
+    SpinBarrier barrier(want);
+#pragma omp parallel num_threads(want)
+    {
+      if (omp_get_num_threads() == want) {
+        f(omp_get_thread_num(), want, barrier);
+      } else if (omp_get_thread_num() == 0) {
+        f(0, 1, one);
+      }
+    }
+    return;
+  }
+#endif
+  f(0, 1, one);
+}
+
+// Thread tid's hidden units among nt: [begin, end), in multiples of 8.
+std::pair<int64_t, int64_t> share(int tid, int nt, int64_t H) {
+  const int64_t per = ((H + nt - 1) / nt + 7) / 8 * 8;
+  const int64_t b = tid * per < H ? tid * per : H;
+  return {b, b + per < H ? b + per : H};
+}
+
+template <typename T>
+void layer_forward_cpu(const T* xg, const T* h0, const T* c0, const T* w, T* out, T* cy, T* ws, const LayerDims& d,
+                       bool reverse) {
+  const int64_t T_ = d.T, B = d.B, H = d.H;
+  const Order order{T_, reverse};
+  std::vector<T> packed(static_cast<size_t>(4 * H * H));  // each thread's four gate blocks of W_hh rows
+  std::vector<T> gh(static_cast<size_t>(4 * B * H));      // each thread's share of h W_hh^T
+  run_team(layer_team(d), [&](int tid, int nt, SpinBarrier& barrier) {
+    const auto [a, e] = share(tid, nt, H);
+    const int64_t n = e - a;
+    T* wk = packed.data() + 4 * a * H;
+    for (int64_t q = 0; q < 4; ++q)
+      for (int64_t j = 0; j < n; ++j) std::copy_n(w + (q * H + a + j) * H, H, wk + (q * n + j) * H);
+    T* g = gh.data() + 4 * B * a;
+    for (int64_t s = 0; s < T_; ++s) {
+      const int64_t t = order.step(s), p = order.prev(t);
+      const T* hp = s ? out + p * B * H : h0;
+      const T* cp = s ? cy + p * B * H : c0;
+      if (n > 0) gemm<T>(true, B, 4 * n, H, hp, H, wk, H, g, 4 * n);
+      for (int64_t b = 0; b < B && n > 0; ++b) {
+        const int64_t row = (t * B + b) * H + a;
+        cell_row<T>(xg + (t * B + b) * 4 * H + a, g + b * 4 * n, cp + b * H + a, out + row, cy + row,
+                    ws + (t * B + b) * 4 * H + a, n, H);
+      }
+      barrier.wait();  // the next step reads all of this step's h
+    }
+  });
+}
+
+template <typename T>
+void layer_backward_cpu(const T* gout, const T* c0, const T* cy, const T* ws, const T* w, T* gg,
+                        T* dh, T* dc, const LayerDims& d, bool reverse) {
+  // dh, dc: (B, H), holding the last step's gradients on entry and h0's and c0's on return.
+  const int64_t T_ = d.T, B = d.B, H = d.H;
+  const Order order{T_, reverse};
+  run_team(layer_team(d), [&](int tid, int nt, SpinBarrier& barrier) {
+    const auto [a, e] = share(tid, nt, H);
+    const int64_t n = e - a;
+    for (int64_t s = T_ - 1; s >= 0; --s) {
+      const int64_t t = order.step(s), p = order.prev(t);
+      const T* cp = s ? cy + p * B * H : c0;
+      for (int64_t b = 0; b < B && n > 0; ++b) {
+        const int64_t row = (t * B + b) * H + a;
+        cell_row_backward<T>(gout + row, dh + b * H + a, dc + b * H + a, cp + b * H + a, cy + row,
+                             ws + (t * B + b) * 4 * H + a, gg + (t * B + b) * 4 * H + a, n, H);
+      }
+      barrier.wait();  // the product below reads every unit's gate gradients
+      if (n > 0) gemm<T>(false, B, n, 4 * H, gg + t * B * 4 * H, 4 * H, w + a, H, dh + a, H);
+    }
+  });
+}
+
+bool layer_on_cpu(const Tensor& t) {
+  return t.device().is_cpu() && (t.scalar_type() == ScalarType::Float || t.scalar_type() == ScalarType::Double);
+}
+
+// The result itself when contiguous, else a contiguous tensor to compute in (copied back by `finish`).
+Tensor target(const Tensor& out) { return out.is_contiguous() ? out : contiguous(out); }
+void finish(const Tensor& out, const Tensor& computed) {
+  if (!out.is_same(computed)) copy_(out, computed);
+}
+
+}  // namespace
+
+std::array<TensorMeta, 3> meta::lstm_layer_meta(const Tensor& input_gates, const Tensor& h0, const Tensor& c0,
+                                                const Tensor& w_hh, bool reverse) {
+  (void)reverse;
+  const char* op = "_lstm_layer";
+  const LayerDims d = check_layer(op, input_gates, h0, w_hh);
+  rnn::check_like(op, "c0", c0, h0, d.B, d.H);
+  return {sized(h0, {d.T, d.B, d.H}), sized(h0, {d.T, d.B, d.H}), sized(h0, {d.T, d.B, 4 * d.H})};
+}
+
+std::array<TensorMeta, 3> meta::lstm_layer_backward_meta(const Tensor& grad_output, const Tensor& grad_hn,
+                                                         const Tensor& grad_cn, const Tensor& c0, const Tensor& cy,
+                                                         const Tensor& workspace, const Tensor& w_hh, bool reverse) {
+  (void)reverse;
+  const char* op = "_lstm_layer_backward";
+  const LayerDims d = check_layer(op, workspace, c0, w_hh);
+  rnn::check_like(op, "grad_hn", grad_hn, c0, d.B, d.H);
+  rnn::check_like(op, "grad_cn", grad_cn, c0, d.B, d.H);
+  for (const auto& [name, t] : {std::pair<const char*, const Tensor*>{"grad_output", &grad_output}, {"cy", &cy}}) {
+    TL_CHECK(t->dim() == 3 && t->sizes()[0] == d.T && t->sizes()[1] == d.B && t->sizes()[2] == d.H, op,
+             ": expected ", name, " of size [", d.T, ", ", d.B, ", ", d.H, "], got ", to_string(t->sizes()));
+    TL_CHECK(t->scalar_type() == c0.scalar_type() && t->device() == c0.device(), op, ": expected ", name,
+             " of dtype ", scalar_type_name(c0.scalar_type()), " on ", to_string(c0.device()), ", got ",
+             scalar_type_name(t->scalar_type()), " on ", to_string(t->device()));
+  }
+  return {sized(c0, {d.T, d.B, 4 * d.H}), sized(c0, {d.B, d.H}), sized(c0, {d.B, d.H})};
+}
+
+void kernels::lstm_layer_out_any_device(const Tensor& input_gates, const Tensor& h0, const Tensor& c0,
+                                        const Tensor& w_hh, bool reverse, const Tensor& out0, const Tensor& out1,
+                                        const Tensor& out2) {
+  const LayerDims d = check_layer("_lstm_layer", input_gates, h0, w_hh);
+  if (d.T * d.B * d.H == 0) return;
+  const Order order{d.T, reverse};
+  if (layer_on_cpu(h0)) {
+    const Tensor xg = contiguous(input_gates), h = contiguous(h0), c = contiguous(c0), w = contiguous(w_hh);
+    const Tensor out = target(out0), cy = target(out1), ws = target(out2);
+    if (h0.scalar_type() == ScalarType::Float) {
+      layer_forward_cpu<float>(xg.data<float>(), h.data<float>(), c.data<float>(), w.data<float>(),
+                               out.data<float>(), cy.data<float>(), ws.data<float>(), d, reverse);
+    } else {
+      layer_forward_cpu<double>(xg.data<double>(), h.data<double>(), c.data<double>(), w.data<double>(),
+                                out.data<double>(), cy.data<double>(), ws.data<double>(), d, reverse);
+    }
+    finish(out0, out);
+    finish(out1, cy);
+    finish(out2, ws);
+    return;
+  }
+  // Any other device or dtype: the steps as ops.
+  const Tensor w_t = t(w_hh);
+  Tensor h = h0, c = c0;
+  for (int64_t s = 0; s < d.T; ++s) {
+    const int64_t i = order.step(s);
+    auto [hy, cn, work] = _lstm_cell_fused(addmm(select(input_gates, 0, i), h, w_t), c);
+    copy_(select(out0, 0, i), hy);
+    copy_(select(out1, 0, i), cn);
+    copy_(select(out2, 0, i), work);
+    h = hy;
+    c = cn;
+  }
+}
+
+void kernels::lstm_layer_backward_out_any_device(const Tensor& grad_output, const Tensor& grad_hn,
+                                                 const Tensor& grad_cn, const Tensor& c0, const Tensor& cy,
+                                                 const Tensor& workspace, const Tensor& w_hh, bool reverse,
+                                                 const Tensor& out0, const Tensor& out1, const Tensor& out2) {
+  const LayerDims d = check_layer("_lstm_layer_backward", workspace, c0, w_hh);
+  const Order order{d.T, reverse};
+  if (d.T * d.B * d.H == 0) {
+    if (d.B * d.H) {
+      copy_(out1, grad_hn);
+      copy_(out2, grad_cn);
+    }
+    return;
+  }
+  if (layer_on_cpu(c0)) {
+    const Tensor go = contiguous(grad_output), c = contiguous(c0), cys = contiguous(cy), ws = contiguous(workspace);
+    const Tensor w = contiguous(w_hh);
+    const Tensor gg = target(out0), dh = target(out1), dc = target(out2);
+    copy_(dh, grad_hn);
+    copy_(dc, grad_cn);
+    if (c0.scalar_type() == ScalarType::Float) {
+      layer_backward_cpu<float>(go.data<float>(), c.data<float>(), cys.data<float>(), ws.data<float>(),
+                                w.data<float>(), gg.data<float>(), dh.data<float>(), dc.data<float>(), d, reverse);
+    } else {
+      layer_backward_cpu<double>(go.data<double>(), c.data<double>(), cys.data<double>(),
+                                 ws.data<double>(), w.data<double>(), gg.data<double>(), dh.data<double>(),
+                                 dc.data<double>(), d, reverse);
+    }
+    finish(out0, gg);
+    finish(out1, dh);
+    finish(out2, dc);
+    return;
+  }
+  Tensor dh = grad_hn, dc = grad_cn;
+  for (int64_t s = d.T - 1; s >= 0; --s) {
+    const int64_t i = order.step(s), p = order.prev(i);
+    const Tensor cp = s ? select(cy, 0, p) : c0;
+    auto [g, dcx] = _lstm_cell_fused_backward(add(select(grad_output, 0, i), dh), dc, cp, select(cy, 0, i),
+                                              select(workspace, 0, i), std::array<bool, 2>{true, true});
+    copy_(select(out0, 0, i), g);
+    dh = mm(g, w_hh);
+    dc = dcx;
+  }
+  copy_(out1, dh);
+  copy_(out2, dc);
+}
+
+}  // namespace torchlite
