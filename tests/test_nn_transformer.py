@@ -242,6 +242,36 @@ def test_mha_gradients_match_finite_differences():
             assert abs((up - down) / (2 * eps) - grad[i]) < 1e-6, (name, i)
 
 
+@pytest.mark.parametrize("masks", [False, True])
+def test_mha_packed_self_attention_path_matches_the_general_one(masks):
+    # Self-attention without returned weights projects q, k, v in one product straight into the attention's
+    # layout (F._PackedHeads); passing a copy as key and value takes the general path (unbind, reshapes). Both
+    # must give the same output and gradients, and the packed one also forward-mode derivatives. (No second
+    # derivatives: the fused attention's backward, as PyTorch's CPU flash attention, has none.)
+    m = _mha({})
+    x = tl.tensor(_qkv({}, L=4, N=3)[0]).requires_grad_()
+    mask = tl.tensor(np.triu(np.full((4, 4), -np.inf), 1)) if masks else None
+    kpm = tl.tensor(np.array([[False] * 4, [False, False, False, True], [False] * 4])) if masks else None
+    w = tl.randn(4, 3, 8, dtype=tl.float64)
+    results = []
+    for same in (True, False):
+        kv = x if same else x.clone()
+        out, weights = m(x, kv, kv, need_weights=False, attn_mask=mask, key_padding_mask=kpm)
+        assert weights is None
+        (out * w).sum().backward()
+        results.append([out.detach()] + [x.grad.clone()] + [p.grad.clone() for p in m.parameters()])
+        x.grad = None
+        m.zero_grad()
+    for a, b in zip(*results):
+        _close(_np(a), _np(b), rtol=1e-12, atol=1e-12)
+    xs = x.detach()[:2, :2].clone().requires_grad_()
+
+    def f(x):
+        return m(x, x, x, need_weights=False, attn_mask=mask[:2, :2] if masks else None)[0]
+
+    assert tl.autograd.gradcheck(f, (xs,), check_forward_ad=True)
+
+
 # ------------------------------------------------------------------ PyTorch: outputs, weights and gradients
 def _torch_mha(torch, cfg, m):
     tm = torch.nn.MultiheadAttention(8, 2, **cfg).double()

@@ -11,6 +11,7 @@
 #include "ops/arange.h"
 #include "ops/arange_start_step.h"
 #include "ops/as_strided.h"
+#include "ops/constant_pad_nd.h"
 #include "ops/div_Tensor.h"
 #include "ops/expand.h"
 #include "ops/full.h"
@@ -132,22 +133,36 @@ Tensor permute_backward(const Tensor& grad, IntArrayRef dims) {
 
 // ------------------------------------------------------------------ views that pick elements
 
+namespace {
+
+// grad, which fills positions [first, first + grad.size(d)) of dim d of a tensor of `sizes`, padded with zeros
+// to those sizes: constant_pad_nd writes only the zero borders and copies grad once (no zero fill of the
+// whole result, no index walk), and is differentiable (its backward crops).
+Tensor zero_padded_along(const Tensor& grad, IntArrayRef sizes, int64_t d, int64_t first) {
+  const int64_t ndim = static_cast<int64_t>(sizes.size());
+  DimVector pad(static_cast<size_t>(2 * (ndim - d)), 0);
+  pad[pad.size() - 2] = first;
+  pad[pad.size() - 1] = sizes[d] - first - grad.size(d);
+  return constant_pad_nd(grad, pad.ref(), Scalar(int64_t(0)));
+}
+
+}  // namespace
+
 Tensor select_backward(const Tensor& grad, IntArrayRef sizes, int64_t dim, int64_t index) {
   int64_t d = wrap_dim(dim, static_cast<int64_t>(sizes.size()));
   int64_t i = index < 0 ? index + sizes[d] : index;
-  Tensor position = full({1}, Scalar(i), ScalarType::Int64, grad.device());
-  return index_add(new_zeros(grad, sizes), d, position, unsqueeze(grad, d));
+  return zero_padded_along(unsqueeze(grad, d), sizes, d, i);
 }
 
 Tensor slice_backward(const Tensor& grad, IntArrayRef sizes, int64_t dim, std::optional<int64_t> start,
                       std::optional<int64_t> end, int64_t step) {
   int64_t d = wrap_dim(dim, static_cast<int64_t>(sizes.size()));
   int64_t n = grad.size(d);  // the slice's length (end only bounded it)
-  Tensor zeros = new_zeros(grad, sizes);
-  if (n == 0) return zeros;
   int64_t first = start.value_or(0);
   if (first < 0) first += sizes[d];
   first = std::clamp<int64_t>(first, 0, sizes[d]);
+  if (step == 1 || n <= 1) return zero_padded_along(grad, sizes, d, n == 0 ? 0 : first);
+  Tensor zeros = new_zeros(grad, sizes);
   Tensor positions = arange(Scalar(first), Scalar(first + n * step), Scalar(step), ScalarType::Int64, grad.device());
   return index_add(zeros, d, positions, grad);
 }

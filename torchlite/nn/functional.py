@@ -12,6 +12,7 @@ those ops.
 """
 from .. import _C
 from .._namespace import export
+from ..autograd.function import Function as _Function
 
 export(globals(), _C._nn)
 del export
@@ -1572,6 +1573,36 @@ def _in_projection_packed(q, k, v, w, b=None):
     return _nn.linear(q, w_q, b_q), _nn.linear(k, w_k, b_k), _nn.linear(v, w_v, b_v)
 
 
+class _PackedHeads(_Function):
+    """Self-attention's packed projection (L, N, 3E) as q, k and v in attention's layout, each (N, heads, L,
+    head_dim) and contiguous, in one copy; the backward stacks their gradients back in one copy. (Through unbind
+    and reshapes instead, each of the three gradients would be padded with zeros to the whole projection and the
+    three added, and each of q, k, v copied twice.)"""
+
+    @staticmethod
+    def _split(proj, num_heads):
+        L, N, E3 = proj.shape
+        qkv = proj.reshape(L, N, 3, num_heads, E3 // 3 // num_heads).permute(2, 1, 3, 0, 4).contiguous()
+        return qkv[0], qkv[1], qkv[2]
+
+    @staticmethod
+    def forward(ctx, proj, num_heads):
+        ctx.shape = tuple(proj.shape)
+        ctx.num_heads = num_heads
+        return _PackedHeads._split(proj, num_heads)
+
+    @staticmethod
+    def backward(ctx, dq, dk, dv):
+        L, N, E3 = ctx.shape
+        like = next(g for g in (dq, dk, dv) if g is not None)
+        grads = [g if g is not None else _fn.zeros_like(like) for g in (dq, dk, dv)]
+        return _fn.stack(grads).permute(3, 1, 0, 2, 4).reshape(L, N, E3), None
+
+    @staticmethod
+    def jvp(ctx, t_proj, _):
+        return _PackedHeads._split(t_proj, ctx.num_heads)
+
+
 def _in_projection(q, k, v, w_q, w_k, w_v, b_q=None, b_k=None, b_v=None):
     """q, k and v projected by their own weights (Eq, Eq), (Eq, Ek), (Eq, Ev) and biases."""
     Eq, Ek, Ev = q.shape[-1], k.shape[-1], v.shape[-1]
@@ -1645,8 +1676,15 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
     elif key.shape != value.shape:
         raise AssertionError(f"key shape {key.shape} does not match value shape {value.shape}")
 
+    # Self-attention without extra keys and without weights to return: q, k and v go straight into the
+    # attention's layout from one packed projection.
+    packed_heads = (not use_separate_proj_weight and not need_weights and query is key and key is value
+                    and in_proj_weight is not None and bias_k is None and bias_v is None and not add_zero_attn
+                    and static_k is None and static_v is None)
     # the input projections
-    if not use_separate_proj_weight:
+    if packed_heads:
+        q, k, v = _PackedHeads.apply(_nn.linear(query, in_proj_weight, in_proj_bias), num_heads)
+    elif not use_separate_proj_weight:
         if in_proj_weight is None:
             raise AssertionError("use_separate_proj_weight is False but in_proj_weight is None")
         q, k, v = _in_projection_packed(query, key, value, in_proj_weight, in_proj_bias)
@@ -1686,15 +1724,19 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
         raise AssertionError("bias_k and bias_v must both be given or both be None")
 
     # (N * num_heads, seq, head_dim)
-    q = q.reshape(tgt_len, bsz * num_heads, head_dim).transpose(0, 1)
+    if packed_heads:
+        q, k, v = (t.view(bsz * num_heads, tgt_len, head_dim) for t in (q, k, v))
+    else:
+        q = q.reshape(tgt_len, bsz * num_heads, head_dim).transpose(0, 1)
     for name, static in (("static_k", static_k), ("static_v", static_v)):
         if static is not None:
             if static.shape[0] != bsz * num_heads:
                 raise AssertionError(f"expecting {name}.size(0) of {bsz * num_heads}, but got {static.shape[0]}")
             if static.shape[2] != head_dim:
                 raise AssertionError(f"expecting {name}.size(2) of {head_dim}, but got {static.shape[2]}")
-    k = k.reshape(k.shape[0], bsz * num_heads, head_dim).transpose(0, 1) if static_k is None else static_k
-    v = v.reshape(v.shape[0], bsz * num_heads, head_dim).transpose(0, 1) if static_v is None else static_v
+    if not packed_heads:
+        k = k.reshape(k.shape[0], bsz * num_heads, head_dim).transpose(0, 1) if static_k is None else static_k
+        v = v.reshape(v.shape[0], bsz * num_heads, head_dim).transpose(0, 1) if static_v is None else static_v
 
     # a zero key and value appended to the sequence
     if add_zero_attn:
