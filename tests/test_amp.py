@@ -155,6 +155,68 @@ def test_grad_scaler_skips_overflowing_steps_and_updates_the_scale():
     assert pickle.loads(pickle.dumps(scaler)).get_scale() == 512.0
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64", "bfloat16"])
+def test_fused_unscale_and_inf_check(dtype):
+    # GradScaler.unscale_'s kernel: every gradient times inv_scale in the op-math type, found_inf set when any
+    # element anywhere is inf or NaN (left as it was otherwise), in large tensors (several threads' chunks).
+    dt = getattr(tl, dtype)
+    rng = np.random.default_rng(3)
+    inv = tl.tensor([1 / 1024], dtype=tl.float32)
+    for bad in (None, float("inf"), float("-inf"), float("nan")):
+        base = [rng.standard_normal(n) * 1000 for n in (100003, 7, 1)]
+        if bad is not None:
+            base[0][77777] = bad
+        grads = [tl.tensor(b).to(dt) for b in base]
+        expected = [(g.float() * inv).to(dt) if dtype == "bfloat16" else g * inv.to(dt) for g in grads]
+        found = tl.zeros((), dtype=tl.float32)
+        tl._C._amp_foreach_non_finite_check_and_unscale_(grads, found, inv)
+        assert found.item() == (0.0 if bad is None else 1.0)
+        for g, e in zip(grads, expected):
+            np.testing.assert_array_equal(g.float().numpy(), e.float().numpy())
+    found = tl.ones(1)  # a flag already set stays set
+    tl._C._amp_foreach_non_finite_check_and_unscale_([tl.ones(3, dtype=dt)], found, inv)
+    assert found.item() == 1.0
+
+
+def test_fused_unscale_errors_and_gradscaler_fallback():
+    fn = tl._C._amp_foreach_non_finite_check_and_unscale_
+    inv, found = tl.tensor([0.5]), tl.zeros(1)
+    with pytest.raises(RuntimeError, match="found_inf must be a one-element float32 tensor"):
+        fn([tl.ones(2)], tl.zeros(2), inv)
+    with pytest.raises(RuntimeError, match="inv_scale must be a one-element float32 tensor"):
+        fn([tl.ones(2)], found, tl.tensor([0.5], dtype=tl.float64))
+    with pytest.raises(RuntimeError, match="contiguous"):
+        fn([tl.ones(2, 3).t()], found, inv)
+    with pytest.raises(TypeError):
+        fn([tl.ones(2), None], found, inv)
+    # GradScaler: a non-contiguous gradient takes the op path; the result is the same
+    scaler = GradScaler("cpu", init_scale=4.0)
+    w = tl.ones(3, 2, requires_grad=True)
+    opt = tl.optim.SGD([w], lr=0.1)
+    scaler.scale(w.sum()).backward()
+    w.grad = tl.tensor([[4.0, 8.0, float("inf")], [0.0, 4.0, 8.0]]).t()
+    scaler.unscale_(opt)
+    assert not w.grad.is_contiguous()
+    assert w.grad.tolist()[0] == [1.0, 0.0] and w.grad.tolist()[1] == [2.0, 1.0]
+    scaler.step(opt)  # skipped: an inf
+    assert w.tolist() == [[1.0, 1.0]] * 3
+
+
+def test_fused_unscale_matches_torch():
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(4)
+    base = [rng.standard_normal(5000).astype(np.float32) * 300 for _ in range(3)]
+    base[1][9] = np.inf
+    for arrays in (base[:1], base):
+        ours, theirs = [tl.tensor(a) for a in arrays], [torch.tensor(a) for a in arrays]
+        f1, f2 = tl.zeros(()), torch.zeros(())
+        tl._C._amp_foreach_non_finite_check_and_unscale_(ours, f1, tl.tensor(1 / 3.0))
+        torch._amp_foreach_non_finite_check_and_unscale_(theirs, f2, torch.tensor(1 / 3.0))
+        assert f1.item() == f2.item()
+        for a, b in zip(ours, theirs):
+            np.testing.assert_array_equal(a.numpy(), b.numpy())
+
+
 def test_grad_scaler_errors_and_disabled():
     scaler = GradScaler("cpu")
     q = Quadratic(tl)

@@ -109,3 +109,25 @@ def test_memory_is_reused():
     del y
     tl.cuda.empty_cache()
     assert tl.cuda.memory_reserved() < reserved
+
+
+def test_fused_optimizers_and_grad_scaler_on_the_device():
+    # The fused kernels the optimizers and GradScaler call through their own bindings (python/PyOptim.cpp) run on
+    # CUDA tensors (the host compilation on the emulated device) and step as on the CPU.
+    results = {}
+    for device in ("cpu", "cuda"):
+        w = tl.linspace(-1, 1, 1000, device=device).requires_grad_()
+        v = tl.linspace(-1, 1, 1000, device=device).requires_grad_()
+        opt = tl.optim.Adam([w], lr=0.1)
+        opt2 = tl.optim.Adagrad([v], lr=0.1)
+        scaler = tl.amp.GradScaler(device, init_scale=8.0, growth_interval=1)
+        for _ in range(3):
+            opt.zero_grad()
+            opt2.zero_grad()
+            scaler.scale((w * w).sum() + (v * v * v).sum()).backward()
+            scaler.step(opt)
+            scaler.step(opt2)
+            scaler.update()
+        results[device] = (w.detach().cpu().numpy(), v.detach().cpu().numpy(), scaler.get_scale())
+    for a, b in zip(results["cpu"], results["cuda"]):
+        np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-7)

@@ -36,6 +36,10 @@ using FusedUpdateFn = void (*)(const Tensor* t, const double* s);
 #define TL_DECLARE_FUSED_UPDATE(name, n_tensors, n_scalars) void fused_##name##_cuda(const Tensor* t, const double* s);
 
 namespace kernels {
+// torchlite._C._amp_foreach_non_finite_check_and_unscale_'s kernel for one gradient (GradScaler.unscale_):
+// grad *= inv_scale[0] in place, and found_inf[0] = 1 if any element of grad was inf or NaN; found_inf and
+// inv_scale are one-element float32 tensors on grad's device, read and written there (no synchronization).
+void amp_unscale_cuda(const Tensor& grad, const Tensor& found_inf, const Tensor& inv_scale);
 // step: the step count after this step's increment. max_exp_avg_sq is undefined without amsgrad.
 void fused_adam_cuda(const Tensor& param, const Tensor& grad, const Tensor& exp_avg, const Tensor& exp_avg_sq,
                      const Tensor& max_exp_avg_sq, double step, const AdamArgs& args);
@@ -43,6 +47,7 @@ void fused_adam_cuda(const Tensor& param, const Tensor& grad, const Tensor& exp_
 void fused_sgd_cuda(const Tensor& param, const Tensor& grad, const Tensor& momentum_buffer, const SgdArgs& args);
 TL_FUSED_UPDATES(TL_DECLARE_FUSED_UPDATE)
 namespace on_host {
+void amp_unscale_cuda(const Tensor& grad, const Tensor& found_inf, const Tensor& inv_scale);
 void fused_adam_cuda(const Tensor& param, const Tensor& grad, const Tensor& exp_avg, const Tensor& exp_avg_sq,
                      const Tensor& max_exp_avg_sq, double step, const AdamArgs& args);
 void fused_sgd_cuda(const Tensor& param, const Tensor& grad, const Tensor& momentum_buffer, const SgdArgs& args);

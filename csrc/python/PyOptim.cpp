@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/CudaHooks.h"
 #include "core/Error.h"
 #include "core/TensorFactory.h"
 #include "core/TensorImpl.h"
@@ -52,10 +53,11 @@ void bump(const Tensor& t) {
   if (t.defined()) t.impl()->bump_version();
 }
 
-// The kernel for p's device (cuda is nullptr in a build without CUDA).
+// The kernel for p's device (cuda is nullptr in a build without CUDA); the host compilation on the CPU and on
+// the emulated CUDA device, whose tensors live in host memory.
 template <typename Fn>
 Fn pick(const Tensor& p, Fn host, Fn cuda) {
-  if (p.device().is_cpu()) return host;
+  if (p.device().is_cpu() || cuda::emulated()) return host;
   TL_CHECK(cuda != nullptr, "fused optimizer step: this build of torchlite has no CUDA kernels");
   return cuda;
 }
@@ -182,6 +184,36 @@ void fused_update(const std::string& kind, const py::list& operands, const py::l
   }
 }
 
+// PyTorch's torch._amp_foreach_non_finite_check_and_unscale_(grads, found_inf, inv_scale): every gradient
+// multiplied by inv_scale in place, one pass each, and found_inf set to 1 if any had an inf or NaN.
+void amp_unscale(const py::list& grads, py::handle found_inf_h, py::handle inv_scale_h) {
+  const char* op = "_amp_foreach_non_finite_check_and_unscale_";
+  TL_CHECK_TYPE(is_tensor(found_inf_h.ptr()) && is_tensor(inv_scale_h.ptr()), op,
+                ": found_inf and inv_scale must be Tensors");
+  const Tensor found_inf = unwrap(found_inf_h.ptr()), inv_scale = unwrap(inv_scale_h.ptr());
+  TL_CHECK(found_inf.numel() == 1 && found_inf.scalar_type() == ScalarType::Float, op,
+           ": found_inf must be a one-element float32 tensor, got ", scalar_type_name(found_inf.scalar_type()),
+           " of size ", to_string(found_inf.sizes()));
+  TL_CHECK(inv_scale.numel() == 1 && inv_scale.scalar_type() == ScalarType::Float, op,
+           ": inv_scale must be a one-element float32 tensor, got ", scalar_type_name(inv_scale.scalar_type()),
+           " of size ", to_string(inv_scale.sizes()));
+  TL_CHECK(inv_scale.device() == found_inf.device(), op, ": found_inf and inv_scale must be on one device, got ",
+           to_string(found_inf.device()), " and ", to_string(inv_scale.device()));
+  for (const Tensor& g : tensors(grads, "grads", false)) {
+    TL_CHECK(g.device() == found_inf.device(), op, ": expected every gradient on ", to_string(found_inf.device()),
+             ", got one on ", to_string(g.device()));
+    TL_CHECK(g.is_contiguous(), op, ": expected contiguous gradients");
+    const auto fn = pick<void (*)(const Tensor&, const Tensor&, const Tensor&)>(
+        g, &kernels::on_host::amp_unscale_cuda, TL_CUDA_KERNEL(&kernels::amp_unscale_cuda));
+    {
+      py::gil_scoped_release nogil;
+      fn(g, found_inf, inv_scale);
+    }
+    bump(g);
+  }
+  bump(found_inf);
+}
+
 }  // namespace
 
 void init_optim(py::module_& m) {
@@ -195,6 +227,10 @@ void init_optim(py::module_& m) {
         py::arg("momentum"), py::arg("dampening"), py::arg("weight_decay"), py::arg("nesterov"), py::arg("maximize"),
         "SGD's update of every parameter in place, one fused pass each; returns the momentum buffers (new ones "
         "where None was given).");
+  m.def("_amp_foreach_non_finite_check_and_unscale_", &amp_unscale, py::arg("grads"), py::arg("found_inf"),
+        py::arg("inv_scale"),
+        "Multiplies every gradient by inv_scale in place (one fused pass each) and sets found_inf to 1 if any "
+        "had an inf or NaN (GradScaler.unscale_).");
   m.def("_fused_update_", &fused_update, py::arg("kind"), py::arg("operands"), py::arg("scalars"),
         "The fused update `kind` (adagrad, rmsprop, adadelta, adamax, nadam, radam, asgd, rprop) of every "
         "parameter in place, one pass each: operands are the lists of params, grads and each state, scalars one "

@@ -90,10 +90,13 @@ class GradScaler:
         return apply(outputs)
 
     def _unscale_grads_(self, optimizer, inv_scale, found_inf):
-        from .. import stack
+        """Divides the gradients by the scale in place and records in found_inf whether any had an inf or NaN:
+        the contiguous gradients on found_inf's device in one fused pass each
+        (_C._amp_foreach_non_finite_check_and_unscale_, as PyTorch's), any other with ops."""
+        from .. import _C, stack
         from ..autograd.grad_mode import no_grad
 
-        flags = []
+        fused, flags = [], []
         with no_grad():
             for group in optimizer.param_groups:
                 for p in group["params"]:
@@ -102,10 +105,15 @@ class GradScaler:
                         continue
                     if g.dtype == _float16() and not self._allow_fp16_grads:
                         raise ValueError("Attempting to unscale FP16 gradients.")
-                    g.mul_(inv_scale.to(g.dtype))
-                    flags.append(g.isfinite().all().logical_not())
+                    if g.device == found_inf.device and g.is_contiguous():
+                        fused.append(g)
+                    else:
+                        g.mul_(inv_scale.to(device=g.device, dtype=g.dtype))
+                        flags.append(g.isfinite().all().logical_not().to(found_inf.device))
+            if fused:
+                _C._amp_foreach_non_finite_check_and_unscale_(fused, found_inf, inv_scale)
             if flags:
-                found_inf.add_(stack(flags).any().to(found_inf.dtype))
+                found_inf.add_(stack(flags).any().to(found_inf.dtype)).clamp_(max=1)
         return {found_inf.device: found_inf}
 
     _allow_fp16_grads = False
