@@ -263,6 +263,16 @@ def test_output_dtypes_match_torch():
         "index_copy": lambda m, x, y, i: m.index_copy(x.to(m.bfloat16), 0, m.tensor([1]), y[:1]),
         "layer_norm": lambda m, x, y, i: m.nn.functional.layer_norm(x.to(m.bfloat16), (4,)),
         "mm_double": lambda m, x, y, i: m.mm(x.double(), y.double()),
+        "vecdot": lambda m, x, y, i: m.linalg.vecdot(x, y),
+        # ops with Tensor[] arguments: promoting natively (cat, stack, block_diag) or built on autocast ops
+        # (multi_dot, chain_matmul and einsum on mm/bmm), they come out as PyTorch's autocast gives them
+        "cat_mixed": lambda m, x, y, i: m.cat([x, y.to(m.bfloat16)]),
+        "cat_lower": lambda m, x, y, i: m.cat([x.to(m.bfloat16), y.to(m.bfloat16)]),
+        "stack_mixed": lambda m, x, y, i: m.stack([x.to(m.bfloat16), y]),
+        "multi_dot": lambda m, x, y, i: m.linalg.multi_dot([x, y, x]),
+        "einsum": lambda m, x, y, i: m.einsum("ij,jk->ik", x, y),
+        "block_diag": lambda m, x, y, i: m.block_diag(x, y.to(m.bfloat16)),
+        "broadcast_tensors": lambda m, x, y, i: m.broadcast_tensors(x, y.to(m.bfloat16))[1],
     }
     for name, fn in cases.items():
         with tl.autocast("cpu"):
