@@ -839,10 +839,14 @@ def test_scaled_dot_product_attention_fused_and_composite_paths():
     q = tl.tensor(rng.standard_normal((2, 3, 4)), requires_grad=True)
     y = F.scaled_dot_product_attention(q, q, q)
     (g,) = tl.autograd.grad(y.sum(), q, create_graph=True)
-    # PyTorch names the op ("derivative for ..._backward is not implemented"); torchlite's backward op, having no
-    # derivatives, gives its outputs no history, so the engine refuses a graph without grad_fn.
-    with pytest.raises(RuntimeError, match="does not require grad and does not have a grad_fn"):
+    # As PyTorch, the error names the op ("derivative for ..._backward is not implemented"), also where another
+    # path would have let the backward run without that term (g * q): never a silently partial result.
+    with pytest.raises(RuntimeError, match="derivative for '_scaled_dot_product_fused_attention_backward' is not "
+                                           "implemented"):
         g.sum().backward()
+    (g,) = tl.autograd.grad(F.scaled_dot_product_attention(q, q, q).sum(), q, create_graph=True)
+    with pytest.raises(RuntimeError, match="is not implemented"):
+        (g * q).sum().backward()
     assert F.scaled_dot_product_attention(q, q, q, is_causal=True)[:, 0].tolist() == q[:, 0].tolist()  # row 0: itself
     mask = tl.tensor(rng.standard_normal((3, 3)), requires_grad=True)  # a mask needing its gradient: the composite
     F.scaled_dot_product_attention(q, q, q, attn_mask=mask).sum().backward()
