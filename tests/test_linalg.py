@@ -747,6 +747,38 @@ def test_vector_norm_and_norm():
         tl.linalg.matrix_norm(x, 3)
 
 
+def test_pinv_and_matrix_rank_take_tolerance_tensors():
+    # atol and rtol as tensors broadcast over the batch: one tolerance per matrix (and a 2-D atol against a 1-D
+    # batch broadcasts the result to 2-D), checked matrix by matrix with float tolerances; PyTorch where installed
+    rng = np.random.default_rng(7)
+    A = rng.standard_normal((3, 4, 5))
+    A[1] = A[1][:, :1] @ rng.standard_normal((1, 5))  # rank 1
+    s = np.linalg.svd(A, compute_uv=False)
+    atol = np.array([(s[0, 1] + s[0, 2]) / 2, 0.0, s[2, 0] + 1.0])
+    rank = tl.linalg.matrix_rank(tl.tensor(A), atol=tl.tensor(atol))
+    assert rank.tolist() == [2, 1, 0]
+    for i in range(3):
+        assert rank[i].item() == tl.linalg.matrix_rank(tl.tensor(A[i]), atol=float(atol[i])).item()
+        close(tl.linalg.pinv(tl.tensor(A), atol=tl.tensor(atol))[i], tl.linalg.pinv(tl.tensor(A[i]), atol=float(atol[i])))
+    rtol = tl.tensor([0.0, 0.5, 0.9])
+    assert tl.linalg.matrix_rank(tl.tensor(A), rtol=rtol).tolist() == [int((s[i] > r * s[i, 0]).sum())
+                                                                      for i, r in enumerate([0.0, 0.5, 0.9])]
+    assert tl.linalg.matrix_rank(tl.tensor(A), atol=tl.tensor([[100.0], [0.0]])).shape == (2, 3)
+    try:
+        import torch
+    except ImportError:
+        return
+    for kw in (dict(atol=atol), dict(rtol=[0.0, 0.5, 0.9]), dict(atol=[0.0, 0.0, 2.0], rtol=[0.1, 0.1, 0.1])):
+        for herm in (False, True):
+            M = A[..., :4] @ np.swapaxes(A[..., :4], -1, -2) if herm else A
+            ours = {k: tl.tensor(v) for k, v in kw.items()}
+            theirs = {k: torch.tensor(v) for k, v in kw.items()}
+            assert (tl.linalg.matrix_rank(tl.tensor(M), hermitian=herm, **ours).tolist()
+                    == torch.linalg.matrix_rank(torch.tensor(M), hermitian=herm, **theirs).tolist())
+            close(tl.linalg.pinv(tl.tensor(M), hermitian=herm, **ours),
+                  torch.linalg.pinv(torch.tensor(M), hermitian=herm, **theirs).numpy())
+
+
 def test_pinv_rank_power_exp():
     A = gauss((2, 5, 3), seed=22)
     close(tl.linalg.pinv(A), np.linalg.pinv(f64(A)))

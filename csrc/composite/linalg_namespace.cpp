@@ -35,7 +35,9 @@
 #include "kernels/linalg_norm_ord_str.h"
 #include "kernels/linalg_cond_p_str.h"
 #include "kernels/linalg_pinv_atol_rtol_float.h"
+#include "kernels/linalg_pinv_atol_rtol_tensor.h"
 #include "kernels/linalg_matrix_rank_atol_rtol_float.h"
+#include "kernels/linalg_matrix_rank_atol_rtol_tensor.h"
 #include "ops/linalg_matrix_rank.h"
 #include "ops/linalg_pinv.h"
 #include "ops/cholesky_solve.h"
@@ -78,6 +80,8 @@
 #include "ops/expand.h"
 #include "ops/eye.h"
 #include "ops/gt.h"
+#include "ops/maximum.h"
+#include "ops/to.h"
 #include "ops/linalg_cholesky.h"
 #include "ops/linalg_cholesky_ex.h"
 #include "ops/linalg_cross.h"
@@ -95,6 +99,7 @@
 #include "ops/linalg_matrix_rank_atol_rtol_float.h"
 #include "ops/linalg_pinv_atol_rtol_float.h"
 #include "ops/ones_like.h"
+#include "ops/full.h"
 #include "ops/full_like.h"
 #include "ops/zeros_like.h"
 #include "ops/linalg_qr.h"
@@ -528,26 +533,38 @@ Tensor composite::linalg_cond_p_str(const Tensor& A, std::string_view p) {
 
 namespace {
 
-// PyTorch's tolerances: max(atol, rtol * largest singular value); rtol defaults to eps * max(m, n) unless atol
-// is given (and positive).
-Tensor tolerance(const Tensor& A, const Tensor& largest, std::optional<double> atol, std::optional<double> rtol) {
-  double eps = A.scalar_type() == ScalarType::Float ? std::numeric_limits<float>::epsilon()
-                                                     : std::numeric_limits<double>::epsilon();
-  double r = rtol.has_value() ? *rtol
-             : (atol.has_value() && *atol > 0) ? 0.0
-                                               : eps * static_cast<double>(std::max(A.size(-2), A.size(-1)));
-  Tensor t = mul(largest, number(r));
-  if (atol.has_value()) {
-    Tensor a = full_like(t, Scalar(*atol));
-    t = where(gt(a, t), a, t);
+// PyTorch's tolerances: max(atol, rtol * largest) per matrix: largest (*, 1); atol and rtol (tensors broadcast over A's batch dims, or
+// none). Without rtol: eps * max(m, n), or 0 where atol > 0 (PyTorch's rule).
+Tensor tolerance(const Tensor& A, const Tensor& largest, const std::optional<Tensor>& atol,
+                 const std::optional<Tensor>& rtol) {
+  const double eps = A.scalar_type() == ScalarType::Float ? std::numeric_limits<float>::epsilon()
+                                                          : std::numeric_limits<double>::epsilon();
+  auto per_matrix = [&](const Tensor& t, const char* name) {
+    TL_CHECK(t.device() == A.device(), "linalg: ", name, " must be on ", to_string(A.device()), ", got ",
+             to_string(t.device()));
+    TL_CHECK_TYPE(is_floating_type(t.scalar_type()) || is_integral_type(t.scalar_type(), true), "linalg: ", name,
+                  " must be a real tensor, got ", scalar_type_name(t.scalar_type()));
+    return unsqueeze(torchlite::to(t, A.scalar_type()), -1);
+  };
+  const std::optional<Tensor> a = atol ? std::optional<Tensor>(per_matrix(*atol, "atol")) : std::nullopt;
+  Tensor r;
+  if (rtol) {
+    r = per_matrix(*rtol, "rtol");
+  } else {
+    Tensor fallback = full_like(largest, Scalar(eps * static_cast<double>(std::max(A.size(-2), A.size(-1)))));
+    r = a ? where(gt(*a, number(0.0)), zeros_like(fallback), fallback) : fallback;
   }
-  return t;
+  Tensor t = mul(largest, r);
+  return a ? maximum(*a, t) : t;
 }
 
-}  // namespace
+std::optional<Tensor> as_tensor_tol(const Tensor& A, std::optional<double> v) {
+  if (!v) return std::nullopt;
+  return full({}, Scalar(*v), A.scalar_type(), A.device());
+}
 
-Tensor composite::linalg_pinv_atol_rtol_float(const Tensor& A, std::optional<double> atol, std::optional<double> rtol,
-                                              bool hermitian) {
+Tensor pinv_impl(const Tensor& A, const std::optional<Tensor>& atol, const std::optional<Tensor>& rtol,
+                 bool hermitian) {
   check_matrix(A, "linalg.pinv");
   check_float(A, "linalg.pinv");
   if (A.numel() == 0) return zeros(with_matrix(batch_sizes(A), A.size(-1), A.size(-2)), A.scalar_type(), A.device());
@@ -567,6 +584,28 @@ Tensor composite::linalg_pinv_atol_rtol_float(const Tensor& A, std::optional<dou
   return matmul(mul(mT(Vh), unsqueeze(inv, -2)), mT(U));
 }
 
+Tensor matrix_rank_impl(const Tensor& A, const std::optional<Tensor>& atol, const std::optional<Tensor>& rtol,
+                        bool hermitian) {
+  check_matrix(A, "torch.linalg.matrix_rank");
+  check_float(A, "torch.linalg.matrix_rank");
+  Tensor s = hermitian ? abs(torchlite::linalg_eigvalsh(A, "L")) : torchlite::linalg_svdvals(A, std::nullopt);
+  if (s.size(-1) == 0) return zeros(batch_sizes(A), ScalarType::Int64, A.device());
+  Tensor tol = tolerance(A, unsqueeze(amax(s, DimVector{-1}, false), -1), atol, rtol);
+  return sum(gt(s, tol), std::optional<IntArrayRef>(DimVector{-1}), false);
+}
+
+}  // namespace
+
+Tensor composite::linalg_pinv_atol_rtol_tensor(const Tensor& A, const std::optional<Tensor>& atol,
+                                               const std::optional<Tensor>& rtol, bool hermitian) {
+  return pinv_impl(A, atol, rtol, hermitian);
+}
+
+Tensor composite::linalg_pinv_atol_rtol_float(const Tensor& A, std::optional<double> atol, std::optional<double> rtol,
+                                              bool hermitian) {
+  return pinv_impl(A, as_tensor_tol(A, atol), as_tensor_tol(A, rtol), hermitian);
+}
+
 Tensor composite::linalg_pinv(const Tensor& A, double rcond, bool hermitian) {
   return torchlite::linalg_pinv(A, 0.0, rcond, hermitian);
 }
@@ -575,14 +614,14 @@ Tensor composite::pinverse(const Tensor& self, double rcond) {
   return torchlite::linalg_pinv(self, 0.0, rcond, false);
 }
 
+Tensor composite::linalg_matrix_rank_atol_rtol_tensor(const Tensor& A, const std::optional<Tensor>& atol,
+                                                      const std::optional<Tensor>& rtol, bool hermitian) {
+  return matrix_rank_impl(A, atol, rtol, hermitian);
+}
+
 Tensor composite::linalg_matrix_rank_atol_rtol_float(const Tensor& A, std::optional<double> atol,
                                                      std::optional<double> rtol, bool hermitian) {
-  check_matrix(A, "torch.linalg.matrix_rank");
-  check_float(A, "torch.linalg.matrix_rank");
-  Tensor s = hermitian ? abs(torchlite::linalg_eigvalsh(A, "L")) : torchlite::linalg_svdvals(A, std::nullopt);
-  if (s.size(-1) == 0) return zeros(batch_sizes(A), ScalarType::Int64, A.device());
-  Tensor tol = tolerance(A, unsqueeze(amax(s, DimVector{-1}, false), -1), atol, rtol);
-  return sum(gt(s, tol), std::optional<IntArrayRef>(DimVector{-1}), false);
+  return matrix_rank_impl(A, as_tensor_tol(A, atol), as_tensor_tol(A, rtol), hermitian);
 }
 
 Tensor composite::linalg_matrix_rank(const Tensor& A, double tol, bool hermitian) {

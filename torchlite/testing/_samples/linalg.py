@@ -282,12 +282,19 @@ def _linalg_cases():
         "linalg_cond.p_str": (lambda: {"A": _mat((3, 3), 153, shift=2), "p": "nuc"},
                               lambda A, p: np.linalg.cond(A, p)),
         "linalg_pinv.atol_rtol_float": (lambda: {"A": _mat((2, 4, 3), 154)}, lambda A: np.linalg.pinv(A)),
+        "linalg_pinv.atol_rtol_tensor": (
+            lambda: {"A": _mat((2, 4, 3), 162), "rtol": tl.tensor(np.array([1e-6, 1e-5], dtype=f32))},
+            lambda A, rtol: np.linalg.pinv(A, rtol)),
         "linalg_pinv": (lambda: {"A": _sym((3, 3), 155), "rcond": 1e-5, "hermitian": True},
                         lambda A, rcond, hermitian: np.linalg.pinv(A, rcond, hermitian=True)),
         "pinverse": (lambda: {"self": _mat((3, 5), 156)}, lambda self: np.linalg.pinv(self)),
         "linalg_matrix_rank.atol_rtol_float": (
             lambda: {"A": tl.tensor(np.array([[1, 2, 3], [2, 4, 6], [1, 0, 1.0]], dtype=f32))},
             lambda A: np.array(np.linalg.matrix_rank(A))),
+        "linalg_matrix_rank.atol_rtol_tensor": (
+            lambda: {"A": tl.tensor(np.array([[1, 2, 3], [2, 4, 6], [1, 0, 1.0]], dtype=f32)),
+                     "atol": tl.tensor(0.5, dtype=tl.float32)},
+            lambda A, atol: np.array(np.linalg.matrix_rank(A, 0.5))),
         "linalg_matrix_rank": (lambda: {"A": _mat((2, 3, 3), 157), "tol": 0.5, "hermitian": False},
                                lambda A, tol, hermitian: np.linalg.matrix_rank(A, tol)),
         "linalg_cross": (lambda: {"self": _mat((2, 3), 158), "other": _mat((1, 3), 159)},
