@@ -74,6 +74,17 @@ Tensor linalg_inv_backward(const Tensor& grad, const Tensor& inverse);
 Tensor linalg_det_backward(const Tensor& grad, const Tensor& A, const Tensor& det);
 Tensor linalg_slogdet_backward(const Tensor& grad_logabsdet, const Tensor& A);
 Tensor linalg_cholesky_backward(const Tensor& grad, const Tensor& L, bool upper);
+// Forward mode of the LAPACK ops: their results' tangents from the inputs' (helpers_linalg.cpp).
+Tensor linalg_inv_jvp(const Tensor& A_t, const Tensor& inverse);
+Tensor linalg_det_jvp(const Tensor& A_t, const Tensor& A, const Tensor& det);
+Tensor linalg_slogdet_jvp(const Tensor& A_t, const Tensor& A);
+Tensor linalg_solve_jvp(const Tensor& A_t, const Tensor& B_t, const Tensor& A, const Tensor& B, const Tensor& result,
+                        bool left);
+Tensor linalg_solve_triangular_jvp(const Tensor& A_t, const Tensor& B_t, const Tensor& A, const Tensor& result,
+                                   bool upper, bool left, bool unitriangular);
+Tensor linalg_cholesky_jvp(const Tensor& A_t, const Tensor& L, bool upper);
+Tensor linalg_eigh_jvp_eigenvalues(const Tensor& A_t, const Tensor& eigenvectors);
+Tensor linalg_eigh_jvp_eigenvectors(const Tensor& A_t, const Tensor& eigenvalues, const Tensor& eigenvectors);
 Tensor linalg_qr_backward(const Tensor& grad_Q, const Tensor& grad_R, const Tensor& Q, const Tensor& R,
                           std::string_view mode);
 Tensor linalg_eigh_backward(const Tensor& grad_eigenvalues, const Tensor& grad_eigenvectors, const Tensor& eigenvalues,

@@ -63,6 +63,9 @@ Tensor mm_mat2_backward(const Tensor& grad, const Tensor& mat1, IntArrayRef mat2
 #include "ops/reciprocal.h"
 #include "ops/squeeze_dim.h"
 #include "ops/sub.h"
+#include "ops/zeros_like.h"
+#include "ops/ones_like.h"
+#include "ops/sum_dim_IntList.h"
 #include "ops/transpose_int.h"
 #include "ops/tril.h"
 #include "ops/triu.h"
@@ -279,6 +282,79 @@ std::tuple<Tensor, Tensor> linalg_lstsq_backward(const Tensor& grad, const Tenso
   }
   if (vector) gB = squeeze(gB, -1);
   return {grad_input_mask[0] ? gA : Tensor(), grad_input_mask[1] ? gB : Tensor()};
+}
+
+// ------------------------------------------------------------------ forward mode (jvp)
+// The tangents of the LAPACK ops' results from their inputs' tangents (A_t, B_t: zeros where an input has none),
+// written with ops as the gradients are.
+
+namespace {
+
+// sum over the last two dims of a * b: <a, b> per matrix.
+Tensor matrix_dot(const Tensor& a, const Tensor& b) {
+  return sum(mul(a, b), std::optional<IntArrayRef>(DimVector{-2, -1}), false);
+}
+
+// A symmetric matrix's tangent as the ops that read one triangle see it, for the symmetric tangents their
+// derivatives assume.
+Tensor symmetric_part(const Tensor& A_t) { return mul(add(A_t, mT(A_t)), number(0.5)); }
+
+// V^T dA V for eigh's tangents.
+Tensor eigh_rotated(const Tensor& A_t, const Tensor& eigenvectors) {
+  TL_CHECK(eigenvectors.numel() > 0 || A_t.numel() == 0, "linalg.eigh: the forward-mode derivative needs the "
+           "eigenvectors, which _linalg_eigh(compute_v=False) does not compute; use linalg.eigh");
+  return matmul(matmul(mT(eigenvectors), symmetric_part(A_t)), eigenvectors);
+}
+
+}  // namespace
+
+Tensor linalg_inv_jvp(const Tensor& A_t, const Tensor& inverse) { return neg(matmul(matmul(inverse, A_t), inverse)); }
+
+Tensor linalg_det_jvp(const Tensor& A_t, const Tensor& A, const Tensor& det) {
+  // <cofactor(A), dA>: the backward's cofactor, finite where A is singular
+  return matrix_dot(linalg_det_backward(ones_like(det), A, det), A_t);
+}
+
+Tensor linalg_slogdet_jvp(const Tensor& A_t, const Tensor& A) { return matrix_dot(mT(linalg_inv(A)), A_t); }
+
+Tensor linalg_solve_jvp(const Tensor& A_t, const Tensor& B_t, const Tensor& A, const Tensor& B, const Tensor& result,
+                        bool left) {
+  const bool vector = linalg::is_vector_rhs(A, B);
+  const int64_t d = left ? -1 : -2;
+  const Tensor x = vector ? unsqueeze(result, d) : result;
+  Tensor ax = left ? matmul(A_t, x) : matmul(x, A_t);
+  if (vector) ax = squeeze(ax, d);
+  return linalg_solve(A, sub(B_t, ax), left);
+}
+
+Tensor linalg_solve_triangular_jvp(const Tensor& A_t, const Tensor& B_t, const Tensor& A, const Tensor& result,
+                                   bool upper, bool left, bool unitriangular) {
+  const int64_t k = unitriangular ? 1 : 0;
+  const Tensor dA = upper ? triu(A_t, k) : tril(A_t, -k);  // the part of A that is read
+  return linalg_solve_triangular(A, sub(B_t, left ? matmul(dA, result) : matmul(result, dA)), upper, left,
+                                 unitriangular);
+}
+
+Tensor linalg_cholesky_jvp(const Tensor& A_t, const Tensor& L, bool upper) {
+  // dL = L Phi(L^-1 dA L^-T), Phi: the lower triangle with half the diagonal
+  const Tensor l = upper ? mT(L) : L;
+  Tensor z = linalg_solve_triangular(l, symmetric_part(A_t), /*upper=*/false, /*left=*/true, false);
+  z = linalg_solve_triangular(mT(l), z, /*upper=*/true, /*left=*/false, false);
+  const Tensor phi = sub(tril(z), mul(diag_embed(diagonal(z, 0, -2, -1)), number(0.5)));
+  const Tensor dl = matmul(l, phi);
+  return upper ? mT(dl) : dl;
+}
+
+Tensor linalg_eigh_jvp_eigenvalues(const Tensor& A_t, const Tensor& eigenvectors) {
+  return diagonal(eigh_rotated(A_t, eigenvectors), 0, -2, -1);
+}
+
+Tensor linalg_eigh_jvp_eigenvectors(const Tensor& A_t, const Tensor& eigenvalues, const Tensor& eigenvectors) {
+  // dV = V (V^T dA V / (L_j - L_i)), zero on the diagonal
+  const int64_t n = eigenvalues.size(-1);
+  const Tensor E = add(sub(unsqueeze(eigenvalues, -2), unsqueeze(eigenvalues, -1)), eye_like(n, eigenvalues));
+  const Tensor inner = div(eigh_rotated(A_t, eigenvectors), E);
+  return matmul(eigenvectors, with_diagonal(inner, zeros_like(eigenvalues)));
 }
 
 }  // namespace torchlite::autograd

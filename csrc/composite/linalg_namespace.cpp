@@ -140,8 +140,11 @@ namespace {
 
 Tensor mT(const Tensor& t) { return transpose(t, -2, -1); }
 
-// Whether a composite's result must be differentiable: A requires grad and grad mode is on.
-bool wants_grad(const Tensor& A) { return autograd::is_grad_enabled() && A.requires_grad(); }
+// Whether a composite's result must be differentiable: A requires grad and grad mode is on, or A carries a
+// forward-mode tangent.
+bool wants_grad(const Tensor& A) {
+  return (autograd::is_grad_enabled() && A.requires_grad()) || autograd::has_tangent(A);
+}
 
 // The identity of n, broadcast to A's batch dims, of A's dtype and device.
 Tensor batch_eye(const Tensor& A, int64_t n) {
