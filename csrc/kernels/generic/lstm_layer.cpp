@@ -14,6 +14,7 @@
 #include <sched.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <atomic>
 #include <tuple>
 #include <vector>
@@ -55,6 +56,8 @@ LayerDims check_layer(const char* op, const Tensor& gates, const Tensor& state, 
            " on ", to_string(gates.device()), " and ", scalar_type_name(state.scalar_type()), " on ",
            to_string(state.device()));
   rnn::check_like(op, "w_hh", w_hh, state, 4 * d.H, d.H);
+  TL_CHECK(d.B <= INT32_MAX && 4 * d.H <= INT32_MAX, op, ": a batch of ", d.B, " and a hidden size of ", d.H,
+           " exceed the matrix sizes BLAS takes (32-bit)");
   return d;
 }
 
