@@ -148,6 +148,23 @@ def test_lstm_layer_kernel_matches_the_step_loop(monkeypatch, threads):
         np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-12, atol=1e-12)
 
 
+@pytest.mark.parametrize("cls", ["LSTM", "GRU", "RNN"])
+def test_double_backward_through_a_layer_raises(cls):
+    # The layers' backward reads tensors saved without history, so a second derivative through them would have
+    # no path to the input, or only part of one (through the weight gradients' products with the input): it
+    # raises, as PyTorch's fused RNN kernels do, whether the input or a weight is differentiated again.
+    m = getattr(nn, cls)(3, 4).double()
+    x = tl.randn(5, 2, 3, dtype=tl.float64, requires_grad=True)
+    (g,) = tl.autograd.grad(m(x)[0].sum(), x, create_graph=True)
+    with pytest.raises(NotImplementedError, match="backward of nn.RNN/LSTM/GRU is not implemented"):
+        tl.autograd.grad((g * g).sum(), x)
+    (gw,) = tl.autograd.grad(m(x)[0].sum(), m.weight_ih_l0, create_graph=True)
+    with pytest.raises(NotImplementedError, match="backward of nn.RNN/LSTM/GRU is not implemented"):
+        tl.autograd.grad(gw.sum(), x)
+    m(x)[0].sum().backward()  # first order is untouched
+    assert x.grad is not None and x.grad.shape == x.shape
+
+
 def test_packed_sequences_match_padded_runs():
     tl.manual_seed(0)
     m = nn.LSTM(3, 4, bidirectional=True).double()

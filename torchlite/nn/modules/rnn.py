@@ -80,6 +80,38 @@ def _forward_steps(mode, data, batch_sizes, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr
     return output, h, c, (h_prev, c_prev, works, cys, hys)
 
 
+class _OnceDifferentiable(Function):
+    """The identity on a recurrent layer's gradients, recorded as depending on the layer's inputs too: a double
+    backward that reaches a layer raises, as PyTorch's does through its fused RNN kernels, instead of finding no
+    path to the input or only part of the derivative (the layer's backward reads tensors saved without history)."""
+
+    @staticmethod
+    def forward(ctx, n, *tensors):
+        return tuple(t.clone() for t in tensors[:n])
+
+    @staticmethod
+    def backward(ctx, *grads):
+        raise NotImplementedError("the derivative for the backward of nn.RNN/LSTM/GRU is not implemented "
+                                  "(torchlite.lstm_cell, gru_cell, rnn_tanh_cell and rnn_relu_cell compose ops and "
+                                  "are twice differentiable)")
+
+
+def _once_differentiable(grads, inputs):
+    """grads (a tuple with Nones) passed through _OnceDifferentiable when the backward records a graph
+    (create_graph=True), else as they are."""
+    if not _C.is_grad_enabled():
+        return grads
+    keep = [i for i, g in enumerate(grads) if g is not None]
+    if not keep:
+        return grads
+    tied = [t for t in inputs if isinstance(t, Tensor) and t.requires_grad]
+    out = _OnceDifferentiable.apply(len(keep), *[grads[i] for i in keep], *tied)
+    grads = list(grads)
+    for i, g in zip(keep, out if isinstance(out, tuple) else (out,)):
+        grads[i] = g
+    return tuple(grads)
+
+
 class _Recurrence(Function):
     """One layer in one direction as one autograd node: forward runs the steps without recording; backward
     runs them in reverse with the fused cells' backward kernels, one product per step for the state's
@@ -87,6 +119,7 @@ class _Recurrence(Function):
 
     @staticmethod
     def forward(ctx, data, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, mode, batch_sizes, reverse):
+        ctx.inputs = (data, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr)
         ctx.layer = _layer_applies(mode, data, h0, c0, w_hh, w_hr, batch_sizes)
         if ctx.layer:
             # The whole recurrence in one kernel (_lstm_layer): every step's h is the output.
@@ -184,7 +217,8 @@ class _Recurrence(Function):
             d_w_hr = mm(cat(hyd).t(), cat(hys).to(dt)).to(w_hr.dtype)
         if not ctx.has_c0:
             d_c0 = None
-        return d_data, d_h0, d_c0, d_w_ih, d_w_hh, d_b_ih, d_b_hh, d_w_hr, None, None, None
+        return _once_differentiable((d_data, d_h0, d_c0, d_w_ih, d_w_hh, d_b_ih, d_b_hh, d_w_hr), ctx.inputs) + \
+            (None, None, None)
 
 
 def _layer_applies(mode, data, h0, c0, w_hh, w_hr, batch_sizes):
@@ -222,7 +256,8 @@ def _layer_backward(ctx, d_output, d_hn, d_cn):
     d_b_hh = None
     if ctx.has_bias and need[6]:  # each bias gets its own .grad
         d_b_hh = d_b_ih.clone() if d_b_ih is not None else G.sum(0)
-    return d_data, d_h0, d_c0, d_w_ih, d_w_hh, d_b_ih, d_b_hh, None, None, None, None
+    return _once_differentiable((d_data, d_h0, d_c0, d_w_ih, d_w_hh, d_b_ih, d_b_hh, None), ctx.inputs) + \
+        (None, None, None)
 
 
 def _run_direction(mode, data, batch_sizes, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, reverse):
