@@ -14,7 +14,6 @@
 #include "ops/constant_pad_nd.h"
 #include "ops/div_Tensor.h"
 #include "ops/expand.h"
-#include "ops/full.h"
 #include "ops/index_add.h"
 #include "ops/index_put.h"
 #include "ops/movedim_int.h"

@@ -295,7 +295,6 @@ cat = _Cat
 stack = _Stack
 
 
-
 class _DependentProperty(property, _Dependent):
     """A property that is also a dependent constraint: on the class it is the (uncheckable) constraint, on an
     instance the value computed from the instance's parameters (a support such as Binomial's)."""
@@ -343,8 +342,8 @@ class _Multinomial(Constraint):
 
 
 class MixtureSameFamilyConstraint(Constraint):
-    """The support of a MixtureSameFamily: its component distribution's support, checked per event of the mixture
-    (the component dim reduced away when the base constraint keeps it)."""
+    """The support of a MixtureSameFamily: its component distribution's support, checked as that constraint
+    checks a value (one answer per event of the mixture: the constraint reduces its own event dims)."""
 
     def __init__(self, base_constraint):
         self.base_constraint = base_constraint

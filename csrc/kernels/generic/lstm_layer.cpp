@@ -10,12 +10,11 @@
 // several per step spares the wake-ups of sleeping worker threads, and no Python runs between steps.
 // Elsewhere (CUDA, half and bfloat16), the same steps run as ops: one matrix product and one fused cell each.
 #include <cblas.h>
-#include <emmintrin.h>
 #include <sched.h>
 
 #include <algorithm>
-#include <cstdint>
 #include <atomic>
+#include <cstdint>
 #include <tuple>
 #include <vector>
 
@@ -71,6 +70,15 @@ struct Order {
   int64_t prev(int64_t t) const { return reverse ? t + 1 : t - 1; }
 };
 
+// The spin-wait hint of the CPU (none where it has no such instruction).
+inline void spin_pause() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  __asm__ __volatile__("yield");
+#endif
+}
+
 // A barrier for the threads of one region that spins (their work between barriers is short and even), then
 // yields the core after about a millisecond of waiting.
 class SpinBarrier {
@@ -86,7 +94,7 @@ class SpinBarrier {
     }
     for (int spins = 0; gen_.load(std::memory_order_acquire) == gen; ++spins) {
       if (spins < (1 << 14)) {
-        _mm_pause();
+        spin_pause();
       } else {
         sched_yield();
       }
