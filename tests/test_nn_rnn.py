@@ -148,21 +148,35 @@ def test_lstm_layer_kernel_matches_the_step_loop(monkeypatch, threads):
         np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-12, atol=1e-12)
 
 
-@pytest.mark.parametrize("cls", ["LSTM", "GRU", "RNN"])
-def test_double_backward_through_a_layer_raises(cls):
-    # The layers' backward reads tensors saved without history, so a second derivative through them would have
-    # no path to the input, or only part of one (through the weight gradients' products with the input): it
-    # raises, as PyTorch's fused RNN kernels do, whether the input or a weight is differentiated again.
-    m = getattr(nn, cls)(3, 4).double()
-    x = tl.randn(5, 2, 3, dtype=tl.float64, requires_grad=True)
+@pytest.mark.parametrize("cls,kw", [("LSTM", {}), ("GRU", {}), ("RNN", {}),
+                                    ("LSTM", {"num_layers": 2, "bidirectional": True, "proj_size": 2})])
+def test_double_backward_through_a_layer(cls, kw):
+    # The fused kernels' backward reads tensors saved without history; under create_graph the layer's backward
+    # recomputes the forward with ops instead, so second derivatives are whole (they once had no path to the
+    # input, or only part of one through the weight gradients): gradgradcheck, and PyTorch's values
+    tl.manual_seed(0)
+    m = getattr(nn, cls)(3, 4, **kw).double()
+    x = tl.randn(4, 2, 3, dtype=tl.float64, requires_grad=True)
+    assert gradgradcheck(lambda x: m(x)[0], (x,))
     (g,) = tl.autograd.grad(m(x)[0].sum(), x, create_graph=True)
-    with pytest.raises(NotImplementedError, match="backward of nn.RNN/LSTM/GRU is not implemented"):
-        tl.autograd.grad((g * g).sum(), x)
+    (gg,) = tl.autograd.grad((g * g).sum(), x)
     (gw,) = tl.autograd.grad(m(x)[0].sum(), m.weight_ih_l0, create_graph=True)
-    with pytest.raises(NotImplementedError, match="backward of nn.RNN/LSTM/GRU is not implemented"):
-        tl.autograd.grad(gw.sum(), x)
-    m(x)[0].sum().backward()  # first order is untouched
+    (gwx,) = tl.autograd.grad((gw * gw).sum(), x)
+    m(x)[0].sum().backward()  # first order as before
     assert x.grad is not None and x.grad.shape == x.shape
+    try:
+        import torch
+    except ImportError:
+        return
+    tm = getattr(torch.nn, cls)(3, 4, **kw).double()
+    tm.load_state_dict({k: torch.tensor(v.detach().numpy()) for k, v in m.state_dict().items()})
+    tx = torch.tensor(x.detach().numpy(), requires_grad=True)
+    (tg,) = torch.autograd.grad(tm(tx)[0].sum(), tx, create_graph=True)
+    (tgg,) = torch.autograd.grad((tg * tg).sum(), tx)
+    (tgw,) = torch.autograd.grad(tm(tx)[0].sum(), tm.weight_ih_l0, create_graph=True)
+    (tgwx,) = torch.autograd.grad((tgw * tgw).sum(), tx)
+    np.testing.assert_allclose(gg.numpy(), tgg.numpy(), rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(gwx.numpy(), tgwx.numpy(), rtol=1e-9, atol=1e-12)
 
 
 def test_packed_sequences_match_padded_runs():

@@ -30,9 +30,11 @@ def _fns():
     return addmm, cat, mm, relu, tanh, zeros
 
 
-def _forward_steps(mode, data, batch_sizes, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, reverse):
+def _forward_steps(mode, data, batch_sizes, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, reverse, differentiable=False):
     """The recurrence over packed data (N, I), without autograd: (output (N, H_out), h_n, c_n, and what the
-    backward reads: each step's previous h and c, the cells' workspaces and new cell states, LSTM's hy)."""
+    backward reads: each step's previous h and c, the cells' workspaces and new cell states, LSTM's hy). With
+    differentiable, the cells are written with ops instead of the fused kernels (twice differentiable; no
+    workspaces), for the backward of a backward."""
     addmm, cat, mm, relu, tanh, _ = _fns()
     if mode == "GRU":
         xp = F.linear(data, w_ih, b_ih)
@@ -62,12 +64,23 @@ def _forward_steps(mode, data, batch_sizes, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr
         rows = bs
         h_prev[t], c_prev[t] = h, c
         if mode == "LSTM":
-            hy, c, works[t] = _C._functions._lstm_cell_fused(addmm(xs[t], h, w_hh_t), c)
+            gates = addmm(xs[t], h, w_hh_t)
+            if differentiable:
+                i, f, g, o = gates.chunk(4, 1)
+                c = f.sigmoid() * c + i.sigmoid() * tanh(g)
+                hy = o.sigmoid() * tanh(c)
+            else:
+                hy, c, works[t] = _C._functions._lstm_cell_fused(gates, c)
             cys[t], hys[t] = c, hy
             h = mm(hy, w_hr.t()) if w_hr is not None else hy
         elif mode == "GRU":
             hg = addmm(b_hh, h, w_hh_t) if b_hh is not None else mm(h, w_hh_t)
-            h, works[t] = _C._functions._gru_cell_fused(xs[t], hg, h)
+            if differentiable:
+                (ir, iz, i_n), (hr, hz, hn) = xs[t].chunk(3, 1), hg.chunk(3, 1)
+                r, z = (ir + hr).sigmoid(), (iz + hz).sigmoid()
+                h = (1 - z) * tanh(i_n + r * hn) + z * h
+            else:
+                h, works[t] = _C._functions._gru_cell_fused(xs[t], hg, h)
         else:
             pre = addmm(xs[t], h, w_hh_t)
             h = tanh(pre) if mode == "RNN_TANH" else relu(pre)
@@ -80,36 +93,23 @@ def _forward_steps(mode, data, batch_sizes, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr
     return output, h, c, (h_prev, c_prev, works, cys, hys)
 
 
-class _OnceDifferentiable(Function):
-    """The identity on a recurrent layer's gradients, recorded as depending on the layer's inputs too: a double
-    backward that reaches a layer raises, as PyTorch's does through its fused RNN kernels, instead of finding no
-    path to the input or only part of the derivative (the layer's backward reads tensors saved without history)."""
+def _recomputed_backward(ctx, grads):
+    """_Recurrence's backward under create_graph=True: the layer's forward again with cells written with ops, then
+    differentiated by autograd, so that the gradients carry the history a second derivative needs, as PyTorch's
+    CPU layers give it (the fused kernels' backward reads tensors saved without history)."""
+    from ...autograd import grad
 
-    @staticmethod
-    def forward(ctx, n, *tensors):
-        return tuple(t.clone() for t in tensors[:n])
-
-    @staticmethod
-    def backward(ctx, *grads):
-        raise NotImplementedError("the derivative for the backward of nn.RNN/LSTM/GRU is not implemented "
-                                  "(torchlite.lstm_cell, gru_cell, rnn_tanh_cell and rnn_relu_cell compose ops and "
-                                  "are twice differentiable)")
-
-
-def _once_differentiable(grads, inputs):
-    """grads (a tuple with Nones) passed through _OnceDifferentiable when the backward records a graph
-    (create_graph=True), else as they are."""
-    if not _C.is_grad_enabled():
-        return grads
-    keep = [i for i, g in enumerate(grads) if g is not None]
-    if not keep:
-        return grads
-    tied = [t for t in inputs if isinstance(t, Tensor) and t.requires_grad]
-    out = _OnceDifferentiable.apply(len(keep), *[grads[i] for i in keep], *tied)
-    grads = list(grads)
-    for i, g in zip(keep, out if isinstance(out, tuple) else (out,)):
-        grads[i] = g
-    return tuple(grads)
+    inputs = ctx.inputs
+    output, h_n, c_n, _ = _forward_steps(ctx.mode, inputs[0], ctx.batch_sizes, *inputs[1:], ctx.reverse,
+                                         differentiable=True)
+    pairs = [(o, g) for o, g in zip((output, h_n, c_n), grads) if o is not None and g is not None]
+    wanted = [i for i in range(len(inputs)) if ctx.needs_input_grad[i]]
+    found = grad([o for o, _ in pairs], [inputs[i] for i in wanted], [g for _, g in pairs], create_graph=True,
+                 allow_unused=True)
+    result = [None] * len(inputs)
+    for i, g in zip(wanted, found):
+        result[i] = g
+    return tuple(result) + (None, None, None)
 
 
 class _Recurrence(Function):
@@ -145,6 +145,8 @@ class _Recurrence(Function):
 
     @staticmethod
     def backward(ctx, d_output, d_hn, d_cn=None):
+        if _C.is_grad_enabled():  # create_graph=True
+            return _recomputed_backward(ctx, (d_output, d_hn, d_cn))
         if ctx.layer:
             return _layer_backward(ctx, d_output, d_hn, d_cn)
         addmm, cat, mm, _, _, zeros = _fns()
@@ -217,8 +219,7 @@ class _Recurrence(Function):
             d_w_hr = mm(cat(hyd).t(), cat(hys).to(dt)).to(w_hr.dtype)
         if not ctx.has_c0:
             d_c0 = None
-        return _once_differentiable((d_data, d_h0, d_c0, d_w_ih, d_w_hh, d_b_ih, d_b_hh, d_w_hr), ctx.inputs) + \
-            (None, None, None)
+        return d_data, d_h0, d_c0, d_w_ih, d_w_hh, d_b_ih, d_b_hh, d_w_hr, None, None, None
 
 
 def _layer_applies(mode, data, h0, c0, w_hh, w_hr, batch_sizes):
@@ -229,8 +230,7 @@ def _layer_applies(mode, data, h0, c0, w_hh, w_hr, batch_sizes):
     if data.device.type != "cpu" or _C._autocast_is_enabled("cpu"):
         return False
     dtype = data.dtype
-    return str(dtype) in ("torchlite.float32", "torchlite.float64") and h0.dtype == dtype and c0.dtype == dtype \
-        and w_hh.dtype == dtype
+    return dtype in (_C.float32, _C.float64) and h0.dtype == dtype and c0.dtype == dtype and w_hh.dtype == dtype
 
 
 def _layer_backward(ctx, d_output, d_hn, d_cn):
@@ -256,8 +256,7 @@ def _layer_backward(ctx, d_output, d_hn, d_cn):
     d_b_hh = None
     if ctx.has_bias and need[6]:  # each bias gets its own .grad
         d_b_hh = d_b_ih.clone() if d_b_ih is not None else G.sum(0)
-    return _once_differentiable((d_data, d_h0, d_c0, d_w_ih, d_w_hh, d_b_ih, d_b_hh, None), ctx.inputs) + \
-        (None, None, None)
+    return d_data, d_h0, d_c0, d_w_ih, d_w_hh, d_b_ih, d_b_hh, None, None, None, None
 
 
 def _run_direction(mode, data, batch_sizes, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, reverse):
