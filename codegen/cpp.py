@@ -6,10 +6,14 @@ from .model import Argument, FunctionSchema, NativeFunction, Type
 DTYPE_ENUM = {
     "bool": "Bool", "uint8": "UInt8", "int8": "Int8", "int16": "Int16", "int32": "Int32", "int64": "Int64",
     "float16": "Half", "bfloat16": "BFloat16", "float32": "Float", "float64": "Double",
+    "uint16": "UInt16", "uint32": "UInt32", "uint64": "UInt64", "complex64": "ComplexFloat",
+    "complex128": "ComplexDouble",
 }
 DTYPE_CPP = {
     "bool": "bool", "uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int32_t",
     "int64": "int64_t", "float16": "Half", "bfloat16": "BFloat16", "float32": "float", "float64": "double",
+    "uint16": "uint16_t", "uint32": "uint32_t", "uint64": "uint64_t", "complex64": "Complex<float>",
+    "complex128": "Complex<double>",
 }
 
 

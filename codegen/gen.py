@@ -84,6 +84,7 @@ class PointwiseKernelCtx:
     used_scalars: list[tuple[str, str]]  # s_<name> and its conversion to op_t
     has_flags: list[str]  # h_<name>: whether an optional argument was given
     lambda_params: str
+    has_complex: bool = False  # a complex dtype among the cases: the kernels include kernels/ComplexMath.h
 
 
 @dataclass
@@ -314,7 +315,8 @@ def _pointwise_kernel_context(nf: NativeFunction, tensor_args: list[str]) -> Poi
         else:
             used_scalars.append((a.name, conv))
     return PointwiseKernelCtx(cases, used_tensors, used_scalars, has_flags,
-                              ", ".join(f"op_t v_{t}" for t in used_tensors))
+                              ", ".join(f"op_t v_{t}" for t in used_tensors),
+                              any(dtype_category(d) == "complex" for d in nf.dtype_list))
 
 
 def op_context(nf: NativeFunction, first_default: int = 0, node_index: int = 0,

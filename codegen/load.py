@@ -26,16 +26,26 @@ VARIANTS = ("function", "method", "inplace", "out")
 DTYPES = ("bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64")
 FLOATING = ("float16", "bfloat16", "float32", "float64")
 INTEGRAL = ("uint8", "int8", "int16", "int32", "int64")
+# PyTorch's barebones unsigned types (few ops) and the complex types: in no set but their own, `every`, and
+# the *_and_complex ones; an op lists them to support them.
+UNSIGNED = ("uint16", "uint32", "uint64")
+COMPLEX = ("complex64", "complex128")
+ALL_DTYPES = DTYPES + UNSIGNED + COMPLEX
 DTYPE_SETS = {
     "all": DTYPES,
     "all_but_bool": DTYPES[1:],
     "floating": FLOATING,
     "integral": INTEGRAL,
     "integral_and_bool": ("bool",) + INTEGRAL,
+    "complex": COMPLEX,
+    "all_and_complex": DTYPES + COMPLEX,
+    "all_but_bool_and_complex": DTYPES[1:] + COMPLEX,
+    "floating_and_complex": FLOATING + COMPLEX,
+    "every": ALL_DTYPES,
 }
 PROMOTIONS = ("default", "int_to_float", "always_bool", "self_dtype", "int_to_long")
 BUILTIN_METAS = ("broadcast", "same_as_self", "reduction")
-POINTWISE_CATEGORIES = ("floating", "integral", "bool")
+POINTWISE_CATEGORIES = ("floating", "integral", "bool", "complex")
 PYTHON_MODULES = ("nn.functional", "linalg", "special", "fft")
 TEST_KEYS = ("domain", "xfail", "not_twice_differentiable")
 DERIVATIVE_META_KEYS = ("nondiff", "nondiff_outputs", "save_if", "zero_fill")
@@ -49,7 +59,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def dtype_category(dtype: str) -> str:
-    return "bool" if dtype == "bool" else "integral" if dtype in INTEGRAL else "floating"
+    if dtype in COMPLEX:
+        return "complex"
+    return "bool" if dtype == "bool" else "integral" if dtype in INTEGRAL + UNSIGNED else "floating"
 
 
 def _name_list(value) -> list[str] | None:
@@ -219,10 +231,10 @@ def _parse_dtypes(e: _Entry) -> tuple[str, tuple[str, ...]]:
     if isinstance(dtypes, list):
         if not dtypes:
             raise e.err("dtypes is an empty list: name a set or at least one dtype", "dtypes")
-        bad = [d for d in dtypes if d not in DTYPES]
+        bad = [d for d in dtypes if d not in ALL_DTYPES]
         if bad:
-            raise e.err(f"unknown dtype '{bad[0]}' in dtypes (known: {', '.join(DTYPES)})", "dtypes")
-        listed = tuple(d for d in DTYPES if d in dtypes)
+            raise e.err(f"unknown dtype '{bad[0]}' in dtypes (known: {', '.join(ALL_DTYPES)})", "dtypes")
+        listed = tuple(d for d in ALL_DTYPES if d in dtypes)
         return ", ".join(listed), listed
     if dtypes in DTYPE_SETS:
         return dtypes, DTYPE_SETS[dtypes]

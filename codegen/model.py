@@ -13,7 +13,7 @@ BASE_TYPES = ("Tensor", "Scalar", "int", "float", "bool", "str", "ScalarType", "
 # Types that may be lists (Tensor[], int[], int[N], float[], bool[N]).
 LIST_BASES = ("Tensor", "int", "float", "bool")
 # Types that only make sense as optionals.
-OPTIONAL_ONLY = ("ScalarType", "Device", "Generator")
+OPTIONAL_ONLY = ("Device", "Generator")
 
 
 class SchemaError(Exception):

@@ -95,9 +95,10 @@ def test_every_differentiable_op_is_checked():
 
 def test_composites_record_their_history():
     """A composite with a floating input that requires grad gives a result that requires grad (empty results,
-    such as native_batch_norm's statistics outside training, carry nothing)."""
+    such as native_batch_norm's statistics outside training, carry nothing). Composites whose derivative is an
+    expected failure (complex and polar, which refuse complex autograd) are left out."""
     for op in COMPOSITES:
-        if op not in CHECKED:
+        if op not in CHECKED or op.xfail:
             continue
         fn, inputs = op.as_function(op.gradcheck_samples()[0][1])
         out = fn(*inputs)

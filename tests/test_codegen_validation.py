@@ -156,16 +156,17 @@ def test_unknown_dtypes_set():
           dtypes: floats
           composite: true
         """, 2, "foo", "unknown dtypes 'floats' (known sets: all, all_but_bool, floating, integral, "
-        "integral_and_bool, or a list of dtypes)")
+        "integral_and_bool, complex, all_and_complex, all_but_bool_and_complex, floating_and_complex, every, or a "
+        "list of dtypes)")
 
 
 def test_unknown_dtype_in_list():
     check("""
         - func: foo(Tensor self) -> Tensor
-          dtypes: [float32, complex64]
+          dtypes: [float32, complex32]
           composite: true
-        """, 2, "foo", "unknown dtype 'complex64' in dtypes (known: bool, uint8, int8, int16, int32, int64, "
-        "float16, bfloat16, float32, float64)")
+        """, 2, "foo", "unknown dtype 'complex32' in dtypes (known: bool, uint8, int8, int16, int32, int64, "
+        "float16, bfloat16, float32, float64, uint16, uint32, uint64, complex64, complex128)")
 
 
 def test_unknown_promotion():
@@ -267,7 +268,7 @@ def test_pointwise_map_unknown_category():
           dtypes: floating
           promotion: default
           pointwise: {floats: exp(self)}
-        """, 4, "foo", "unknown dtype category 'floats' in pointwise (known: floating, integral, bool)")
+        """, 4, "foo", "unknown dtype category 'floats' in pointwise (known: floating, integral, bool, complex)")
 
 
 # ------------------------------------------------------------------ implementation, dispatch, meta
@@ -640,7 +641,8 @@ def test_valid_entry_parses_into_the_model():
     assert mul.impl.meta == "broadcast" and mul.dtype_list == DTYPES
     # One expression for every dtype category, parsed once into a tree.
     assert {k: e.text for k, e in mul.impl.exprs.items()} == {
-        "floating": "self * other * alpha", "integral": "self * other * alpha", "bool": "self * other * alpha"}
+        "floating": "self * other * alpha", "integral": "self * other * alpha", "bool": "self * other * alpha",
+        "complex": "self * other * alpha"}
     assert mul.impl.exprs["floating"].tree == E.Binary("*", E.Binary("*", E.Name("self"), E.Name("other")),
                                                        E.Name("alpha"))
     d = mul.derivatives

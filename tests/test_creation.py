@@ -222,7 +222,8 @@ def test_from_numpy_keeps_the_array_alive_and_strided():
 @pytest.mark.parametrize("arr,exc,msg", [
     ([1, 2], TypeError, "expected np.ndarray (got list)"),
     (np.ones(3)[::-1], ValueError, "negative"),
-    (np.array([1 + 1j]), TypeError, "can't convert np.ndarray of type numpy.complex128"),
+    (np.array([1], dtype="datetime64[s]"), TypeError, "can't convert np.ndarray of type numpy.datetime64"),
+    (np.array([1], dtype=np.clongdouble), TypeError, "can't convert np.ndarray of type numpy.clongdouble"),
     (np.ones(2, dtype=">f4"), TypeError, "'>f'"),
 ])
 def test_from_numpy_refusals(arr, exc, msg):

@@ -63,8 +63,11 @@ def default_float64():
 
 def test_table_is_complete():
     names = [f"{d}[2]" for d in DTYPE_NAMES] + [f"{d}[]" for d in DTYPE_NAMES] + list(NUMBER_VALUES)
+    # The table covers the ten dtypes of the schema's `all`; uint16/32/64 and complex64/128 (whose promotion
+    # PyTorch refuses in part) are checked in tests/test_complex.py.
+    newer = {"uint16", "uint32", "uint64", "complex64", "complex128"}
     assert sorted(DTYPE_NAMES) == sorted(n for n in dir(tl) if isinstance(getattr(tl, n), tl.dtype)
-                                         and str(getattr(tl, n)) == f"torchlite.{n}")
+                                         and str(getattr(tl, n)) == f"torchlite.{n}" and n not in newer)
     assert sum(len(r) for r in TABLE["promote_types"].values()) == len(DTYPE_NAMES) ** 2
     assert sum(len(r) for r in TABLE["can_cast"].values()) == len(DTYPE_NAMES) ** 2
     assert sum(len(r) for r in TABLE["result_type"].values()) == len(names) ** 2

@@ -271,7 +271,7 @@ def test_python_scalar_messages():
     ("a", "a"), (1 + 2j, 1 + 2j), (True, 1), ({1, 2}, {1, 2}), (1.0, tl.tensor(1.0)), (np.array(1.0), 1.0),
 ])
 def test_unhandled_inputs_are_a_type_error(actual, expected):
-    """Strings, sets, unrelated types; complex numbers (torchlite has no complex dtypes yet); bool against int
+    """Strings, sets, unrelated types; complex numbers (torchlite.testing does not compare complex values yet); bool against int
     (PyTorch fails there with an internal RuntimeError)."""
     assert failure(TypeError, actual, expected) == (
         f"No comparison pair was able to handle inputs of type {type(actual)} and {type(expected)}.")

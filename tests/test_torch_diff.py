@@ -14,7 +14,7 @@ torch = pytest.importorskip("torch", reason="PyTorch is not installed: the diffe
                                             "optional (pip install torch==2.13.0)")
 
 import test_ops as T  # noqa: E402  (the op database and the test helpers)
-from torchlite.testing._helpers import FLOATING  # noqa: E402
+from torchlite.testing._helpers import COMPLEX, FLOATING  # noqa: E402
 
 # Ops a differential test cannot compare, with the reason.
 NOT_COMPARED = {
@@ -102,16 +102,16 @@ def compare(ours, theirs, op, values=True, tol_dtype=None):
     assert tuple(ours.shape) == tuple(theirs.shape), f"{what}: shape {tuple(ours.shape)} vs {tuple(theirs.shape)}"
     if not values:
         return
-    expected = theirs.float().numpy() if theirs.dtype == torch.bfloat16 else theirs.numpy()
+    expected = theirs.float().numpy() if theirs.dtype == torch.bfloat16 else theirs.resolve_conj().numpy()
     dtype = repr(ours.dtype).split(".")[1]
-    if dtype in FLOATING:
+    if dtype in FLOATING + COMPLEX:
         rtol, atol = T.TOLERANCES[dtype]
         if tol_dtype in FLOATING:
             rtol, atol = max(rtol, T.TOLERANCES[tol_dtype][0]), max(atol, T.TOLERANCES[tol_dtype][1])
         own = op.sample_tolerance(dtype)  # the op family's own tolerance (LAPACK results differ in rounding)
         if own is not None:
             rtol, atol = max(rtol, own[0]), max(atol, own[1])
-        np.testing.assert_allclose(T.to_f64(ours), expected.astype(np.float64), rtol=rtol, atol=atol,
+        np.testing.assert_allclose(T.to_f64(ours), expected.astype(T.to_f64(ours).dtype), rtol=rtol, atol=atol,
                                    equal_nan=True, err_msg=what)
     else:
         np.testing.assert_array_equal(ours.numpy(), expected, err_msg=what)

@@ -22,7 +22,8 @@ finally:
     for _k in _SPIN:
         _os.environ.pop(_k, None)
 from ._C import (  # noqa: E402,F401
-    bfloat16, bool, device, dtype, float16, float32, float64, get_default_dtype, int8, int16, int32, int64,
+    bfloat16, bool, complex64, complex128, device, dtype, float16, float32, float64, get_default_dtype, int8, int16,
+    int32, int64, uint16, uint32, uint64,
     set_default_dtype, uint8, result_type, promote_types, can_cast,
 )
 from ._size import Size  # noqa: E402,F401
@@ -50,6 +51,7 @@ if hasattr(_os, "register_at_fork"):
 # PyTorch's dtype aliases.
 half, float, double, bfloat16 = float16, float32, float64, bfloat16  # noqa: A001
 short, int, long = int16, int32, int64  # noqa: A001
+cfloat, cdouble = complex64, complex128
 
 # Every generated function (torchlite.add, torchlite.zeros, ...); those of a schema `python_module:` live in
 # their namespace (torchlite.special.expit, torchlite.nn.functional...).

@@ -6,13 +6,20 @@ from . import _C
 _NP_DTYPES = {
     "bool": np.bool_, "uint8": np.uint8, "int8": np.int8, "int16": np.int16, "int32": np.int32,
     "int64": np.int64, "float16": np.float16, "float32": np.float32, "float64": np.float64,
+    "uint16": np.uint16, "uint32": np.uint32, "uint64": np.uint64, "complex64": np.complex64,
+    "complex128": np.complex128,
 }
+
+
+def _default_complex():
+    """PyTorch's default complex dtype: complex128 when the default dtype is float64, complex64 otherwise."""
+    return _C.complex128 if _C.get_default_dtype() is _C.float64 else _C.complex64
 
 
 def _infer(data, dim, shape, kinds):
     """Walks nested sequences: records the shape and the dtypes of the scalars seen (a Python float: the default
-    dtype, int: int64, bool: bool; a NumPy scalar or a 0-dim tensor: its own dtype), which promote together as
-    PyTorch's do."""
+    dtype, int: int64, bool: bool, complex: the default complex dtype; a NumPy scalar or a 0-dim tensor: its own
+    dtype), which promote together as PyTorch's do."""
     from ._tensor import Tensor
 
     if isinstance(data, Tensor):
@@ -31,6 +38,9 @@ def _infer(data, dim, shape, kinds):
         return
     if isinstance(data, float):
         kinds.add(_C.get_default_dtype())
+        return
+    if isinstance(data, complex):
+        kinds.add(_default_complex())
         return
     if isinstance(data, (dict, set, frozenset)):
         raise RuntimeError(f"Could not infer dtype of {type(data).__name__}")
@@ -66,7 +76,7 @@ _PY_DTYPES = {float: _C.float64, int: _C.int64, bool: _C.bool}
 def _is_scalar(x):
     from ._tensor import Tensor
 
-    return isinstance(x, (bool, int, float, np.generic)) or (isinstance(x, Tensor) and x.dim() == 0)
+    return isinstance(x, (bool, int, float, complex, np.generic)) or (isinstance(x, Tensor) and x.dim() == 0)
 
 
 def _flatten(data, out):
@@ -110,14 +120,14 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
     from ._tensor import Tensor
 
     dtype = _PY_DTYPES.get(dtype, dtype)  # dtype=float / int / bool, as PyTorch takes them
-    if isinstance(data, np.generic) and data.dtype.kind in "biuf":  # a NumPy scalar keeps its dtype
+    if isinstance(data, np.generic) and data.dtype.kind in "biufc":  # a NumPy scalar keeps its dtype
         data = np.asarray(data)
     if isinstance(data, Tensor):
         src = data
     elif isinstance(data, np.ndarray):
-        if data.dtype.kind not in "biuf":
+        if data.dtype.kind not in "biufc" or data.dtype.name not in _NP_DTYPES:
             raise TypeError(f"can't convert np.ndarray of type {data.dtype}. The only supported types are: "
-                            "float64, float32, float16, int64, int32, int16, int8, uint8, and bool.")
+                            f"{_SUPPORTED}.")
         src = _C._from_buffer(data)
     else:
         shape, kinds = [], set()
@@ -133,10 +143,15 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
         # bfloat16, which NumPy lacks, goes through float64.
         build = dtype if dtype is not None else inferred
         np_dtype = _NP_DTYPES.get(repr(build).split(".")[1], np.float64)
+        if np.dtype(np_dtype).kind != "c" and any(isinstance(v, (complex, np.complexfloating)) for v in flat):
+            raise TypeError(f"tensor(): must be real number, not complex (the dtype is {build})")
         if np.dtype(np_dtype).kind in "iu":
             _check_integral_fit(flat, np_dtype, build, explicit=dtype is not None)
-            # Through int64, so that negatives wrap into an unsigned dtype as in PyTorch (-1 -> 255).
-            arr = np.array(flat, dtype=np.int64).astype(np_dtype).reshape(shape)
+            if np_dtype is np.uint64:  # wrapped modulo 2^64 (-1 -> 2^64 - 1; ints past int64 as they are)
+                arr = np.array([int(v) % (1 << 64) for v in flat], dtype=np.uint64).reshape(shape)
+            else:
+                # Through int64, so that negatives wrap into an unsigned dtype as in PyTorch (-1 -> 255).
+                arr = np.array(flat, dtype=np.int64).astype(np_dtype).reshape(shape)
         else:
             arr = np.array(flat, dtype=np_dtype).reshape(shape)
         src = _C._from_buffer(arr)
@@ -152,7 +167,8 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
     return src
 
 
-_SUPPORTED = "float64, float32, float16, int64, int32, int16, int8, uint8, and bool"
+_SUPPORTED = ("float64, float32, float16, complex64, complex128, int64, int32, int16, int8, uint64, uint32, uint16, "
+              "uint8, and bool")
 
 
 def from_numpy(ndarray):
@@ -162,7 +178,7 @@ def from_numpy(ndarray):
     must have a supported dtype, the native byte order and non-negative strides."""
     if not isinstance(ndarray, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
-    if ndarray.dtype.kind not in "biuf" or ndarray.dtype.name not in _NP_DTYPES:
+    if ndarray.dtype.kind not in "biufc" or ndarray.dtype.name not in _NP_DTYPES:
         raise TypeError(f"can't convert np.ndarray of type numpy.{ndarray.dtype.type.__name__}. "
                         f"The only supported types are: {_SUPPORTED}.")
     return _C._from_numpy(ndarray)

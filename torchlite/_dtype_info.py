@@ -41,7 +41,8 @@ _FLOAT_LIMITS = {
 }
 
 # name -> bits, signed
-_INT_LIMITS = {"uint8": (8, False), "int8": (8, True), "int16": (16, True), "int32": (32, True), "int64": (64, True)}
+_INT_LIMITS = {"uint8": (8, False), "int8": (8, True), "int16": (16, True), "int32": (32, True), "int64": (64, True),
+               "uint16": (16, False), "uint32": (32, False), "uint64": (64, False)}
 
 
 def _check_dtype(cls_name, type_):
@@ -75,7 +76,8 @@ class _Info:
 
 
 class finfo(_Info):
-    """Machine limits of a floating-point dtype (the default dtype when none is given)."""
+    """Machine limits of a floating-point dtype (the default dtype when none is given), or of a complex dtype's
+    real and imaginary parts."""
 
     __slots__ = ("_dtype", "_bits", "_eps", "_max", "_tiny", "_resolution")
 
@@ -83,10 +85,10 @@ class finfo(_Info):
         if type is _MISSING:
             type = _C.get_default_dtype()
         _check_dtype("finfo", type)
-        if not type.is_floating_point:
+        if not (type.is_floating_point or type.is_complex):
             raise TypeError("torchlite.finfo() requires a floating point input type. "
                             "Use torchlite.iinfo to handle 'torchlite.finfo'")
-        name = _name(type)
+        name = _name(type.to_real())  # a complex dtype: the limits of its parts' dtype, as PyTorch
         self._dtype = name
         self._bits, self._eps, self._max, self._tiny, self._resolution = _FLOAT_LIMITS[name]
 

@@ -11,7 +11,8 @@ from . import _C
 _TYPE_NAMES = {
     _C.float32: "FloatTensor", _C.float64: "DoubleTensor", _C.float16: "HalfTensor", _C.bfloat16: "BFloat16Tensor",
     _C.int64: "LongTensor", _C.int32: "IntTensor", _C.int16: "ShortTensor", _C.int8: "CharTensor",
-    _C.uint8: "ByteTensor", _C.bool: "BoolTensor",
+    _C.uint8: "ByteTensor", _C.bool: "BoolTensor", _C.uint16: "UInt16Tensor", _C.uint32: "UInt32Tensor",
+    _C.uint64: "UInt64Tensor", _C.complex64: "ComplexFloatTensor", _C.complex128: "ComplexDoubleTensor",
 }
 
 

@@ -42,13 +42,13 @@ def is_floating_point(input):  # noqa: A002  (PyTorch's name)
 
 
 def is_complex(input):  # noqa: A002
-    """Whether input's dtype is complex (torchlite has no complex dtypes yet: False)."""
+    """Whether input's dtype is complex (complex64 or complex128)."""
     _check_tensor("is_complex", input)
     return input.is_complex()
 
 
 def is_conj(input):  # noqa: A002
-    """Whether input is a lazily conjugated view (never, without complex dtypes)."""
+    """Whether input is a lazily conjugated view (never: torchlite computes conjugates)."""
     _check_tensor("is_conj", input)
     return input.is_conj()
 

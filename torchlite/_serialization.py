@@ -7,7 +7,8 @@ import numpy as np
 
 from . import _C
 
-_NUMPY_SAFE = {"float32", "float64", "float16", "int64", "int32", "int16", "int8", "uint8", "bool"}
+_NUMPY_SAFE = {"float32", "float64", "float16", "int64", "int32", "int16", "int8", "uint8", "bool", "uint16", "uint32",
+               "uint64", "complex64", "complex128"}
 
 
 def _dtype_name(dtype):

@@ -47,20 +47,38 @@ class Tensor(_C.TensorBase):
         return False
 
     def is_complex(self):
-        """Whether the dtype is complex (torchlite has no complex dtypes yet: always False)."""
-        return False
+        """Whether the dtype is complex (complex64 or complex128)."""
+        return self.dtype.is_complex
 
     def is_conj(self):
-        """Whether the tensor is a lazily conjugated view (never, without complex dtypes)."""
+        """Whether the tensor is a lazily conjugated view (never: torchlite computes conjugates)."""
         return False
+
+    @property
+    def real(self):
+        """The real parts of a complex tensor (a view), or a real tensor itself."""
+        return _C._functions.real(self)
+
+    @real.setter
+    def real(self, value):
+        self.real.copy_(value)
+
+    @property
+    def imag(self):
+        """The imaginary parts of a complex tensor (a view); RuntimeError for a real tensor."""
+        return _C._functions.imag(self)
+
+    @imag.setter
+    def imag(self, value):
+        self.imag.copy_(value)
 
     def is_neg(self):
         """Whether the tensor is a lazily negated view (never in torchlite)."""
         return False
 
     def is_signed(self):
-        """Whether the dtype is signed (every dtype but uint8 and bool)."""
-        return self.dtype not in (_C.uint8, _C.bool)
+        """Whether the dtype is signed (every dtype but bool and the unsigned integers)."""
+        return self.dtype.is_signed
 
     def is_nonzero(self):
         """The truth of a one-element tensor; RuntimeError for any other number of elements."""
@@ -288,7 +306,7 @@ class Tensor(_C.TensorBase):
         return complex(self._one_value())
 
     def __index__(self):
-        if self.numel() != 1 or self.dtype.is_floating_point:
+        if self.numel() != 1 or self.dtype.is_floating_point or self.dtype.is_complex:
             raise TypeError("only integer tensors of a single element can be converted to an index")
         return int(self.item())
 
@@ -424,6 +442,12 @@ class Tensor(_C.TensorBase):
 
     def bfloat16(self):
         return self.to(_C.bfloat16)
+
+    def cfloat(self):
+        return self.to(_C.complex64)
+
+    def cdouble(self):
+        return self.to(_C.complex128)
 
     def long(self):
         return self.to(_C.int64)

@@ -8,6 +8,8 @@ here with NumPy):
   styles: integer style ``1.``, fixed ``1.5000`` and scientific ``1.5000e-05``;
   every element is right-aligned to the widest finite non-zero element;
 * float16 / bfloat16 values are widened to float32 before formatting;
+* complex values print as ``real+imagj``, the real and the imaginary parts each with a formatter of their
+  own (``1.5000+0.j``);
 * 1-D rows wrap to ``linewidth`` columns, dimensions >= 2 are separated by
   ``dim - 1`` newlines, tensors above ``threshold`` elements show
   ``edgeitems`` items at each end of every dimension around ``...``;
@@ -143,6 +145,20 @@ class _ElementFormatter:
         return self._plain(v).rjust(self.width)
 
 
+class _ComplexFormatter:
+    """PyTorch's complex elements: the real parts right-aligned by their own formatter, then the imaginary
+    part's text (from a second formatter, left-stripped) with its sign, and ``j``."""
+
+    def __init__(self, sample, opts):
+        self.real = _ElementFormatter(sample.real, True, opts)
+        self.imag = _ElementFormatter(sample.imag, True, opts)
+        self.width = self.real.width + self.imag.width + 1  # the layout adds the 2 of ", "
+
+    def __call__(self, v):
+        imag = (self.imag(v.imag) + "j").lstrip()
+        return self.real(v.real) + (imag if imag[0] in "+-" else "+" + imag)
+
+
 # ---------------------------------------------------------------------------
 # Layout
 # ---------------------------------------------------------------------------
@@ -213,7 +229,10 @@ def _contents_str(t, indent, opts):
     arr = _values(t)
     summarize = arr.size > opts["threshold"]
     sample = _summarized_sample(arr, opts["edgeitems"]) if summarize else arr
-    fmt = _ElementFormatter(sample, t.dtype.is_floating_point, opts)
+    if t.dtype.is_complex:
+        fmt = _ComplexFormatter(sample, opts)
+    else:
+        fmt = _ElementFormatter(sample, t.dtype.is_floating_point, opts)
     return _nested_str(arr, indent, summarize, fmt, opts)
 
 
@@ -264,6 +283,7 @@ def tensor_repr(t):
 
     dtype = t.dtype
     default_dtype = _C.get_default_dtype()
+    default_complex = _C.complex128 if default_dtype is _C.float64 else _C.complex64
     if t.numel() == 0:
         if t.dim() != 1:
             suffixes.append(f"size={tuple(int(s) for s in t.shape)}")
@@ -274,7 +294,7 @@ def tensor_repr(t):
         if not opts["edgeitems"]:
             # With edgeitems=0 the contents show no sizes at all: PyTorch adds them.
             suffixes.append(f"size={tuple(int(s) for s in t.shape)}")
-        if dtype not in (default_dtype, _C.int64, _C.bool):
+        if dtype not in (default_dtype, default_complex, _C.int64, _C.bool):
             suffixes.append(f"dtype={_dtype_str(dtype)}")
         contents = _contents_str(t, indent, opts)
 

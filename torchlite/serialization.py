@@ -31,6 +31,8 @@ _STORAGES = {
     "float16": ("HalfStorage", np.float16), "bfloat16": ("BFloat16Storage", np.uint16),
     "int64": ("LongStorage", np.int64), "int32": ("IntStorage", np.int32), "int16": ("ShortStorage", np.int16),
     "int8": ("CharStorage", np.int8), "uint8": ("ByteStorage", np.uint8), "bool": ("BoolStorage", np.bool_),
+    "complex64": ("ComplexFloatStorage", np.complex64),
+    "complex128": ("ComplexDoubleStorage", np.complex128),
 }
 _STORAGE_DTYPES = {cls: name for name, (cls, _) in _STORAGES.items()}
 
@@ -96,6 +98,9 @@ class _Writer(pickle._Pickler):
         return None
 
     def _storage_ref(self, t):
+        if _dtype_name(t.dtype) not in _STORAGES:  # PyTorch writes uint16/32/64 in another (v3) record format
+            raise RuntimeError(f"torchlite.save: saving {t.dtype} tensors is not supported yet (PyTorch writes them "
+                               "as untyped storages); save a copy in another dtype")
         ptr = t._storage_ptr()
         ident = (ptr, str(t.device)) if ptr else ("empty", id(t))
         key = self._keys.get(ident)

@@ -64,6 +64,9 @@ void set_requires_grad(const Tensor& t, bool requires_grad) {
   if (requires_grad) {
     TL_CHECK(!t.impl()->is_inference() || inference_mode_flag(),
              "Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.");
+    TL_CHECK_KIND(ErrorKind::NotImplemented, !is_complex_type(t.scalar_type()),
+                  "torchlite does not support autograd for complex tensors yet: a ",
+                  scalar_type_python_name(t.scalar_type()), " tensor cannot require gradients");
     TL_CHECK(is_floating_type(t.scalar_type()),
              "only Tensors of floating point and complex dtype can require gradients");
     materialize_meta(t).requires_grad_ = true;
@@ -91,7 +94,12 @@ Edge gradient_edge(const Tensor& t) {
 }
 
 void set_history(const Tensor& t, const std::shared_ptr<Node>& node, uint32_t output_nr) {
-  if (!t.defined() || !is_floating_type(t.scalar_type())) return;
+  if (!t.defined()) return;
+  // No silent loss of a gradient: a complex result of inputs that require grad has no derivative here yet.
+  TL_CHECK_KIND(ErrorKind::NotImplemented, !is_complex_type(t.scalar_type()),
+                "torchlite does not support autograd for complex tensors yet: ", node->name(), " gives a ",
+                scalar_type_python_name(t.scalar_type()), " result from inputs that require grad");
+  if (!is_floating_type(t.scalar_type())) return;
   AutogradMeta& m = materialize_meta(t);
   m.grad_fn_ = node;
   m.output_nr_ = output_nr;
@@ -99,6 +107,9 @@ void set_history(const Tensor& t, const std::shared_ptr<Node>& node, uint32_t ou
 }
 
 void rebase_history(const Tensor& t, const std::shared_ptr<Node>& node) {
+  TL_CHECK_KIND(ErrorKind::NotImplemented, !is_complex_type(t.scalar_type()),
+                "torchlite does not support autograd for complex tensors yet: ", node->name(), " writes into a ",
+                scalar_type_python_name(t.scalar_type()), " tensor from inputs that require grad");
   if (!is_floating_type(t.scalar_type())) return;  // an integer tensor written in place stays a leaf
   if (t.is_view()) return rebase_view_history(t, node);
   AutogradMeta& m = materialize_meta(t);

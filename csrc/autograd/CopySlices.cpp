@@ -44,6 +44,13 @@ variable_list CopySlices::apply(variable_list&& grads) {
 
 void rebase_view_history(const Tensor& view, const std::shared_ptr<Node>& node) {
   Tensor base(view.impl()->view_base());
+  // A view of another dtype (view(dtype), view_as_real, real/imag) reinterprets its base's bits: no
+  // derivative through the base (PyTorch's are not differentiable either), so an in-place write with history
+  // into one is refused rather than recorded on the base with the wrong geometry.
+  TL_CHECK_KIND(ErrorKind::NotImplemented, base.scalar_type() == view.scalar_type(), node->name(),
+                ": an in-place write that records autograd history into a ", scalar_type_python_name(view.scalar_type()),
+                " view of a ", scalar_type_python_name(base.scalar_type()),
+                " tensor (view(dtype), view_as_real, real, imag) is not supported");
   auto slices = std::make_shared<CopySlices>(base, view, node);
   AutogradMeta& bm = materialize_meta(base);
   bm.grad_fn_ = slices;
@@ -64,6 +71,7 @@ void refresh_view_slow(const Tensor& view) {
   Tensor base(v->view_base());
   AutogradMeta* bm = get_meta(base);
   if (!bm || !bm->requires_grad()) return;  // no history to follow
+  if (base.scalar_type() != view.scalar_type()) return;  // a view of another dtype: not differentiable
   Tensor fresh;
   {
     // Recorded whatever the mode: the history is the view's, made now only because it is read now.

@@ -31,9 +31,10 @@ Tensor composite::fill_Tensor(const Tensor& self, const Tensor& value) {
 
 Tensor composite::full(IntArrayRef size, const Scalar& fill_value, std::optional<ScalarType> dtype,
                        std::optional<Device> device) {
-  // Without a dtype, the result follows fill_value: bool, int64 or the default float dtype.
+  // Without a dtype, the result follows fill_value: bool, int64, the default float dtype or its complex one.
   ScalarType t = dtype.value_or(fill_value.is_bool()                 ? ScalarType::Bool
                                 : fill_value.is_integral(false)      ? ScalarType::Int64
+                                : fill_value.is_complex()            ? to_complex_type(default_dtype())
                                                                      : default_dtype());
   check_scalar_fits("full", fill_value, t);  // before allocating
   // The functional fill writes a fresh tensor, so the result starts at _version 0.

@@ -70,7 +70,7 @@ Tensor composite::mean_dim(const Tensor& self, std::optional<IntArrayRef> dim, b
   // The schema's checks refuse a non-floating input or dtype= before this runs; an integral or bool dtype
   // still comes here from out= of that dtype, where PyTorch fails to cast its floating quotient into out.
   ScalarType t = dtype.value_or(self.scalar_type());
-  TL_CHECK(is_floating_type(t), "result type ", scalar_type_name(default_dtype()),
+  TL_CHECK(is_floating_type(t) || is_complex_type(t), "result type ", scalar_type_name(default_dtype()),
            " can't be cast to the desired output type ", scalar_type_name(t));
   // float16/bfloat16: sum and divide in float, then round once (as PyTorch's CPU mean).
   bool low = t == ScalarType::Half || t == ScalarType::BFloat16;

@@ -1,6 +1,6 @@
 #pragma once
 // PyTorch's result_type: tensors with dims outrank 0-dim tensors, which outrank
-// wrapped Python numbers, within the same category (bool < integral < floating).
+// wrapped Python numbers, within the same category (bool < integral < floating < complex).
 #include <optional>
 
 #include "core/Scalar.h"

@@ -12,6 +12,8 @@ std::string to_string(const Scalar& s) {
   switch (s.tag()) {
     case Scalar::Tag::Bool: return s.to_bool() ? "True" : "False";
     case Scalar::Tag::Int: return std::to_string(s.to_long());
+    case Scalar::Tag::Complex:  // Python's (1+2j), (1-2j), (1+nanj)
+      return str("(", s.to_double(), std::signbit(s.imag()) ? "" : "+", s.imag(), "j)");
     default: return str(s.to_double());
   }
 }
@@ -30,19 +32,29 @@ static bool fits_integral(const Scalar& s) {
     else return d >= -max;
   }
   const int64_t v = s.to_long();
-  if constexpr (L::is_signed) return v >= static_cast<int64_t>(L::min()) && v <= static_cast<int64_t>(L::max());
+  if constexpr (!L::is_signed && sizeof(T) == 8) return true;  // uint64 takes every int64 (negatives wrap)
+  else if constexpr (L::is_signed) return v >= static_cast<int64_t>(L::min()) && v <= static_cast<int64_t>(L::max());
   else return v <= static_cast<int64_t>(L::max()) && v >= -static_cast<int64_t>(L::max());
 }
 
 static bool fits_floating(const Scalar& s, double max) {
   const double d = s.to_double();
-  if (std::isinf(d) || std::isnan(d)) return s.is_floating_point();  // an int never reaches here as inf
+  // An int never reaches here as inf.
+  if (std::isinf(d) || std::isnan(d)) return s.is_floating_point() || s.is_complex();
   return d >= -max && d <= max;
 }
 
 bool scalar_fits(const Scalar& s, ScalarType t) {
   if (s.is_bool() || t == ScalarType::Bool) return true;
+  if (s.is_complex() && !is_complex_type(t)) return false;  // a real dtype cannot hold the imaginary part
   switch (t) {
+    case ScalarType::UInt16: return fits_integral<uint16_t>(s);
+    case ScalarType::UInt32: return fits_integral<uint32_t>(s);
+    case ScalarType::UInt64: return fits_integral<uint64_t>(s);
+    case ScalarType::ComplexFloat: {
+      const double max = static_cast<double>(std::numeric_limits<float>::max());
+      return fits_floating(s, max) && fits_floating(Scalar(s.imag()), max);
+    }
     case ScalarType::UInt8: return fits_integral<uint8_t>(s);
     case ScalarType::Int8: return fits_integral<int8_t>(s);
     case ScalarType::Int16: return fits_integral<int16_t>(s);
@@ -67,6 +79,11 @@ static const char* checked_type_name(ScalarType t) {
     case ScalarType::BFloat16: return "BFloat16";
     case ScalarType::Float: return "float";
     case ScalarType::Double: return "double";
+    case ScalarType::UInt16: return "uint16_t";
+    case ScalarType::UInt32: return "uint32_t";
+    case ScalarType::UInt64: return "uint64_t";
+    case ScalarType::ComplexFloat: return "c10::complex<float>";
+    case ScalarType::ComplexDouble: return "c10::complex<double>";
     default: return "bool";
   }
 }

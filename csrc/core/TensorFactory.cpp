@@ -118,6 +118,7 @@ Tensor scalar_to_tensor(const Scalar& s, bool wrapped) {
   switch (dtype) {
     case ScalarType::Bool: *t.data<bool>() = s.to_bool(); break;
     case ScalarType::Int64: *t.data<int64_t>() = s.to_long(); break;
+    case ScalarType::ComplexDouble: *t.data<Complex<double>>() = s.to_complex(); break;
     default: *t.data<double>() = s.to_double(); break;
   }
   t.impl()->set_wrapped_number(wrapped);
@@ -127,7 +128,7 @@ Tensor scalar_to_tensor(const Scalar& s, bool wrapped) {
 Scalar item(const Tensor& t) {
   TL_CHECK(t.numel() == 1, "a Tensor with ", t.numel(), " elements cannot be converted to Scalar");
   const char* p = static_cast<const char*>(t.data_ptr());
-  alignas(8) char host[8];
+  alignas(16) char host[16];
   if (t.device().is_cuda()) {  // one element copied to the host (this waits for the device)
     cuda::memcpy(host, p, static_cast<size_t>(t.element_size()), /*non_blocking=*/false);
     p = host;
@@ -143,6 +144,12 @@ Scalar item(const Tensor& t) {
     case ScalarType::BFloat16: return Scalar(double(float(*reinterpret_cast<const BFloat16*>(p))));
     case ScalarType::Float: return Scalar(double(*reinterpret_cast<const float*>(p)));
     case ScalarType::Double: return Scalar(*reinterpret_cast<const double*>(p));
+    case ScalarType::UInt16: return Scalar(int64_t(*reinterpret_cast<const uint16_t*>(p)));
+    case ScalarType::UInt32: return Scalar(int64_t(*reinterpret_cast<const uint32_t*>(p)));
+    // Past int64's max it wraps to a negative int64; Python's item() converts it back (PyTensor.cpp).
+    case ScalarType::UInt64: return Scalar(static_cast<int64_t>(*reinterpret_cast<const uint64_t*>(p)));
+    case ScalarType::ComplexFloat: return Scalar(*reinterpret_cast<const Complex<float>*>(p));
+    case ScalarType::ComplexDouble: return Scalar(*reinterpret_cast<const Complex<double>*>(p));
     default: TL_ERROR("item(): undefined dtype");
   }
 }

@@ -16,7 +16,7 @@ Tensor make_alias(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, in
 // 0-dim tensor holding a number (CPU); wrapped=true marks it as a Python number
 // for type promotion.
 Tensor scalar_to_tensor(const Scalar& s, bool wrapped);
-// Reads element 0 of a 1-element tensor as a Scalar (bool, int64 or double).
+// Reads element 0 of a 1-element tensor as a Scalar (bool, int64, double or complex; uint64 as its int64 bits).
 Scalar item(const Tensor& t);
 // check_scalar_fits on a Python number passed for a Tensor argument (a wrapped number); other tensors pass.
 void check_wrapped_number_fits(const char* op, const Tensor& t, ScalarType dtype);

@@ -3,6 +3,7 @@
 // kernels: dispatch_dtype(t, "op", [&](auto tag) { using T = decltype(tag); ... }).
 #include <type_traits>
 
+#include "core/Complex.h"
 #include "core/Half.h"
 #include "core/ScalarType.h"
 #include "dispatch/Meta.h"
@@ -35,6 +36,20 @@ void dispatch_dtype(ScalarType t, const char* op, const F& f, bool with_bool = t
     default: break;
   }
   throw_dtype_not_implemented(op, t);
+}
+
+// f(T{}) for every dtype: dispatch_dtype's and the barebones unsigned (uint16/32/64) and complex ones, for
+// kernels that only move or convert elements (copies, casts).
+template <typename F>
+void dispatch_any_dtype(ScalarType t, const char* op, const F& f) {
+  switch (t) {
+    case ScalarType::UInt16: f(uint16_t{}); return;
+    case ScalarType::UInt32: f(uint32_t{}); return;
+    case ScalarType::UInt64: f(uint64_t{}); return;
+    case ScalarType::ComplexFloat: f(Complex<float>{}); return;
+    case ScalarType::ComplexDouble: f(Complex<double>{}); return;
+    default: dispatch_dtype(t, op, f);
+  }
 }
 
 // f(T{}) for the floating dtypes only (f is instantiated for no other type).

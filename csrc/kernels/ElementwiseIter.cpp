@@ -37,6 +37,11 @@ void visit_dtype(ScalarType dtype, F&& f) {
     case ScalarType::Double: return f(TypeTag<double>{});
     case ScalarType::Bool: return f(TypeTag<bool>{});
     case ScalarType::BFloat16: return f(TypeTag<BFloat16>{});
+    case ScalarType::UInt16: return f(TypeTag<uint16_t>{});
+    case ScalarType::UInt32: return f(TypeTag<uint32_t>{});
+    case ScalarType::UInt64: return f(TypeTag<uint64_t>{});
+    case ScalarType::ComplexFloat: return f(TypeTag<Complex<float>>{});
+    case ScalarType::ComplexDouble: return f(TypeTag<Complex<double>>{});
     default: TL_ERROR("undefined dtype");
   }
 }

@@ -13,10 +13,11 @@ namespace torchlite::python {
 // ------------------------------------------------------------------ type checks
 
 bool is_number(PyObject* obj) {
-  if (PyFloat_Check(obj) || PyLong_Check(obj)) return true;  // bool is a PyLong
+  if (PyFloat_Check(obj) || PyLong_Check(obj) || PyComplex_Check(obj)) return true;  // bool is a PyLong
   if (is_tensor(obj) || PyUnicode_Check(obj) || PySequence_Check(obj)) return false;
-  // NumPy scalars: integers have __index__, floats __float__.
-  return PyIndex_Check(obj) || (Py_TYPE(obj)->tp_as_number && Py_TYPE(obj)->tp_as_number->nb_float);
+  // NumPy scalars: integers have __index__, floats __float__, complex64 __complex__.
+  return PyIndex_Check(obj) || (Py_TYPE(obj)->tp_as_number && Py_TYPE(obj)->tp_as_number->nb_float) ||
+         PyObject_HasAttrString(reinterpret_cast<PyObject*>(Py_TYPE(obj)), "__complex__");
 }
 
 static bool is_int_like(PyObject* obj) {
@@ -263,6 +264,12 @@ Scalar to_scalar(PyObject* o) {
   }
   if (PyFloat_Check(o)) return Scalar(PyFloat_AS_DOUBLE(o));
   if (is_tensor(o)) return item(unwrap(o));
+  if (PyComplex_Check(o) || (!PyIndex_Check(o) && PyObject_HasAttrString(reinterpret_cast<PyObject*>(Py_TYPE(o)),
+                                                                          "__complex__"))) {
+    Py_complex c = PyComplex_AsCComplex(o);
+    if (c.real == -1.0 && PyErr_Occurred()) throw python_error();
+    return Scalar(Complex<double>(c.real, c.imag));
+  }
   if (PyIndex_Check(o)) {
     PyObject* idx = PyNumber_Index(o);
     if (!idx) throw python_error();
@@ -306,6 +313,8 @@ std::string_view ParsedArgs::string(int i) {
   if (!s) throw python_error();
   return std::string_view(s, static_cast<size_t>(n));
 }
+
+ScalarType ParsedArgs::scalartype(int i) { return to_scalar_type(obj[i]); }
 
 std::optional<ScalarType> ParsedArgs::scalartype_opt(int i) {
   if (!has(i)) return std::nullopt;

@@ -68,6 +68,7 @@ struct ParsedArgs {
     return has(i) ? std::optional<std::string_view>(string(i)) : std::nullopt;
   }
   std::optional<ScalarType> scalartype_opt(int i);
+  ScalarType scalartype(int i);
   std::optional<Device> device_opt(int i);
   std::vector<Tensor> tensor_lists[2];
   int ntensor_lists = 0;

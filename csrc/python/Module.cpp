@@ -70,10 +70,18 @@ ScalarType buffer_dtype(const Py_buffer& view) {
     case 'e': return ScalarType::Half;
     case 'f': return ScalarType::Float;
     case 'd': return ScalarType::Double;
+    case 'H': return ScalarType::UInt16;
+    case 'I': return ScalarType::UInt32;
+    case 'L':
+    case 'Q': return view.itemsize == 8 ? ScalarType::UInt64 : ScalarType::UInt32;
+    case 'Z':
+      if (fmt[1] == 'f') return ScalarType::ComplexFloat;
+      if (fmt[1] == 'd') return ScalarType::ComplexDouble;
+      [[fallthrough]];
     default:
       TL_CHECK_TYPE(false, "can't convert an array of format '", view.format ? view.format : "?",
-                    "' to a tensor: the supported types are bool, uint8, int8, int16, int32, int64, float16, "
-                    "float32 and float64");
+                    "' to a tensor: the supported types are bool, uint8, int8, int16, int32, int64, uint16, "
+                    "uint32, uint64, float16, float32, float64, complex64 and complex128");
   }
 }
 

@@ -18,7 +18,7 @@ namespace torchlite::python {
 namespace {
 
 enum : int32_t { kDLCPU = 1, kDLCUDA = 2, kDLCUDAHost = 3, kDLCUDAManaged = 13 };
-enum : uint8_t { kDLInt = 0, kDLUInt = 1, kDLFloat = 2, kDLBfloat = 4, kDLBool = 6 };
+enum : uint8_t { kDLInt = 0, kDLUInt = 1, kDLFloat = 2, kDLBfloat = 4, kDLComplex = 5, kDLBool = 6 };
 
 struct DLDevice {
   int32_t device_type;
@@ -79,6 +79,11 @@ DLDataType dl_dtype(ScalarType t) {
     case ScalarType::BFloat16: return {kDLBfloat, 16, 1};
     case ScalarType::Float: return {kDLFloat, 32, 1};
     case ScalarType::Double: return {kDLFloat, 64, 1};
+    case ScalarType::UInt16: return {kDLUInt, 16, 1};
+    case ScalarType::UInt32: return {kDLUInt, 32, 1};
+    case ScalarType::UInt64: return {kDLUInt, 64, 1};
+    case ScalarType::ComplexFloat: return {kDLComplex, 64, 1};
+    case ScalarType::ComplexDouble: return {kDLComplex, 128, 1};
     default: TL_CHECK_TYPE(false, "to_dlpack: unsupported dtype ", scalar_type_name(t));
   }
   return {};
@@ -92,6 +97,9 @@ ScalarType from_dl_dtype(DLDataType d) {
       break;
     case kDLUInt:
       if (d.bits == 8) return ScalarType::UInt8;
+      if (d.bits == 16) return ScalarType::UInt16;
+      if (d.bits == 32) return ScalarType::UInt32;
+      if (d.bits == 64) return ScalarType::UInt64;
       break;
     case kDLInt:
       if (d.bits == 8) return ScalarType::Int8;
@@ -106,6 +114,10 @@ ScalarType from_dl_dtype(DLDataType d) {
       break;
     case kDLBfloat:
       if (d.bits == 16) return ScalarType::BFloat16;
+      break;
+    case kDLComplex:
+      if (d.bits == 64) return ScalarType::ComplexFloat;
+      if (d.bits == 128) return ScalarType::ComplexDouble;
       break;
     default: break;
   }

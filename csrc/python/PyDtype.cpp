@@ -26,22 +26,40 @@ static PyObject* dtype_repr(PyObject* self) {
 static PyObject* dtype_is_floating(PyObject* self, void*) {
   return PyBool_FromLong(is_floating_type(to_scalar_type(self)));
 }
-static PyObject* dtype_is_signed(PyObject* self, void*) {
-  ScalarType t = to_scalar_type(self);
-  return PyBool_FromLong(t != ScalarType::UInt8 && t != ScalarType::Bool);
+static PyObject* dtype_is_complex(PyObject* self, void*) {
+  return PyBool_FromLong(is_complex_type(to_scalar_type(self)));
 }
+static PyObject* dtype_is_signed(PyObject* self, void*) { return PyBool_FromLong(is_signed_type(to_scalar_type(self))); }
 static PyObject* dtype_itemsize(PyObject* self, void*) { return PyLong_FromLongLong(element_size(to_scalar_type(self))); }
 static PyObject* dtype_reduce(PyObject* self, PyObject*) {
   return PyUnicode_FromString(scalar_type_python_name(to_scalar_type(self)));
 }
 static PyGetSetDef dtype_getset[] = {
     {"is_floating_point", dtype_is_floating, nullptr, nullptr, nullptr},
+    {"is_complex", dtype_is_complex, nullptr, nullptr, nullptr},
     {"is_signed", dtype_is_signed, nullptr, nullptr, nullptr},
     {"itemsize", dtype_itemsize, nullptr, nullptr, nullptr},
     {nullptr, nullptr, nullptr, nullptr, nullptr},
 };
+static PyObject* dtype_to_real(PyObject* self, PyObject*) {
+  PyObject* d = dtype_object(to_real_type(to_scalar_type(self)));
+  Py_INCREF(d);
+  return d;
+}
+static PyObject* dtype_to_complex(PyObject* self, PyObject*) {
+  TL_PY_BEGIN
+  const ScalarType t = to_scalar_type(self);
+  TL_CHECK(is_floating_type(t) || is_complex_type(t), "to_complex: expected a floating or complex dtype, got ",
+           scalar_type_python_name(t));
+  PyObject* d = dtype_object(to_complex_type(t));
+  Py_INCREF(d);
+  return d;
+  TL_PY_END
+}
 static PyMethodDef dtype_methods[] = {
     {"__reduce__", dtype_reduce, METH_NOARGS, nullptr},
+    {"to_real", dtype_to_real, METH_NOARGS, "the real dtype of a complex dtype (float32 for complex64); others as they are"},
+    {"to_complex", dtype_to_complex, METH_NOARGS, "the complex dtype of a floating dtype (complex64 for float32)"},
     {nullptr, nullptr, 0, nullptr},
 };
 

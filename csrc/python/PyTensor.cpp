@@ -244,6 +244,11 @@ static PyObject* get_array_interface(PyObject* self, void*) {
     case ScalarType::Half: typestr = "<f2"; break;
     case ScalarType::Float: typestr = "<f4"; break;
     case ScalarType::Double: typestr = "<f8"; break;
+    case ScalarType::UInt16: typestr = "<u2"; break;
+    case ScalarType::UInt32: typestr = "<u4"; break;
+    case ScalarType::UInt64: typestr = "<u8"; break;
+    case ScalarType::ComplexFloat: typestr = "<c8"; break;
+    case ScalarType::ComplexDouble: typestr = "<c16"; break;
     default: TL_CHECK_TYPE(false, "Got unsupported ScalarType ", scalar_type_name(t.scalar_type()));
   }
   PyObject* shape = PyTuple_New(t.dim());
@@ -283,13 +288,17 @@ static PyObject* scalar_to_py(const Scalar& s) {
   switch (s.tag()) {
     case Scalar::Tag::Bool: return PyBool_FromLong(s.to_bool());
     case Scalar::Tag::Int: return PyLong_FromLongLong(s.to_long());
+    case Scalar::Tag::Complex: return PyComplex_FromDoubles(s.to_double(), s.imag());
     default: return PyFloat_FromDouble(s.to_double());
   }
 }
 
 static PyObject* m_item(PyObject* self, PyObject*) {
   TL_PY_BEGIN
-  return scalar_to_py(item(unwrap(self)));
+  const Tensor& t = unwrap(self);
+  if (t.scalar_type() == ScalarType::UInt64)  // item() keeps a uint64's bits in an int64
+    return PyLong_FromUnsignedLongLong(static_cast<uint64_t>(item(t).to_long()));
+  return scalar_to_py(item(t));
   TL_PY_END
 }
 static PyObject* m_dim(PyObject* self, PyObject*) { return PyLong_FromLongLong(unwrap(self).dim()); }

@@ -15,17 +15,24 @@ import torchlite as tl
 DTYPES = ("bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64")
 FLOATING = ("float16", "bfloat16", "float32", "float64")
 INTEGRAL = ("uint8", "int8", "int16", "int32", "int64")
+# The dtypes ops list only by name (`every`, `*_and_complex` in the schema): PyTorch's barebones unsigned
+# types and the complex ones. The op database's pointwise tests run the ten DTYPES; the differential tests
+# against PyTorch run these too, where an op lists them.
+UNSIGNED = ("uint16", "uint32", "uint64")
+COMPLEX = ("complex64", "complex128")
 NP_DTYPES = {"bool": np.bool_, "uint8": np.uint8, "int8": np.int8, "int16": np.int16, "int32": np.int32,
              "int64": np.int64, "float16": np.float16, "bfloat16": None, "float32": np.float32,
-             "float64": np.float64}
+             "float64": np.float64, "uint16": np.uint16, "uint32": np.uint32, "uint64": np.uint64,
+             "complex64": np.complex64, "complex128": np.complex128}
 # PyTorch's names in "not implemented for 'Bool'" and cast messages.
 TORCH_TYPE_NAMES = {"bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int",
                     "int64": "Long", "float16": "Half", "bfloat16": "BFloat16", "float32": "Float",
-                    "float64": "Double"}
+                    "float64": "Double", "uint16": "UInt16", "uint32": "UInt32", "uint64": "UInt64",
+                    "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
 # (rtol, atol) of a result against a float64 reference, at the result dtype. float16/bfloat16 are loosened:
 # the kernels round operands and intermediates of magnitude <= 8 to 11 / 8 significant bits.
 TOLERANCES = {"float16": (1e-3, 2e-3), "bfloat16": (1.6e-2, 1.6e-2), "float32": (1.3e-6, 1e-5),
-              "float64": (1e-7, 1e-7)}
+              "float64": (1e-7, 1e-7), "complex64": (1.3e-6, 1e-5), "complex128": (1e-7, 1e-7)}
 
 
 def dtype_category(dtype: str) -> str:
@@ -54,9 +61,11 @@ def make(shape, dtype, rng, noncontiguous=False, domain=None, nonzero=False):
     lo, hi = domain if domain else (-2, 2)
     if dtype == "bool":
         data = rng.integers(0, 2, size=shape).astype(np.bool_)
-    elif dtype == "uint8":
+    elif dtype in ("uint8",) + UNSIGNED:
         ulo, uhi = (max(0, math.ceil(lo)), math.floor(hi)) if domain else (0, 8)
-        data = rng.integers(ulo, max(ulo, uhi) + 1, size=shape).astype(np.uint8)
+        data = rng.integers(ulo, max(ulo, uhi) + 1, size=shape).astype(NP_DTYPES[dtype])
+    elif dtype in COMPLEX:
+        data = rng.uniform(lo, hi, size=shape) + 1j * rng.uniform(lo, hi, size=shape)
     elif dtype in INTEGRAL:
         ilo, ihi = (math.ceil(lo), math.floor(hi)) if domain else (-4, 4)
         data = rng.integers(ilo, max(ilo, ihi) + 1, size=shape).astype(NP_DTYPES[dtype])
@@ -79,9 +88,10 @@ def f32(shape, noncontiguous=False):
 
 
 def to_f64(x):
-    """A tensor's values as a float64 NumPy array; anything else unchanged."""
+    """A tensor's values as a float64 NumPy array (complex128 for a complex tensor); anything else unchanged."""
     if isinstance(x, tl.Tensor):
-        return np.array(x.tolist(), dtype=np.float64).reshape(tuple(x.shape))
+        np_type = np.complex128 if x.dtype.is_complex else np.float64
+        return np.array(x.tolist(), dtype=np_type).reshape(tuple(x.shape))
     return x
 
 
@@ -133,6 +143,8 @@ def promote_types(a, b):
         return b
     if b == "bool":
         return a
+    if a in COMPLEX or b in COMPLEX:
+        return "complex128" if "complex128" in (a, b) or "float64" in (a, b) else "complex64"
     fa, fb = a in FLOATING, b in FLOATING
     if fa and fb:
         if {a, b} == {"float16", "bfloat16"}:

@@ -134,7 +134,7 @@ void sum_outer(const T* in, T* out, int64_t outer, int64_t inner) {
 }
 
 // Calls f(T{}, acc_t{}) for dtype t with sum's accumulation type: int64 for bool and the integers,
-// float for half, bfloat16 and float, double for double.
+// float for half, bfloat16 and float, double for double, the complex type itself for a complex one.
 template <typename F>
 void dispatch_sum(ScalarType t, const F& f) {
   switch (t) {
@@ -148,6 +148,8 @@ void dispatch_sum(ScalarType t, const F& f) {
     case ScalarType::BFloat16: return f(BFloat16{}, float{});
     case ScalarType::Float: return f(float{}, float{});
     case ScalarType::Double: return f(double{}, double{});
+    case ScalarType::ComplexFloat: return f(Complex<float>{}, Complex<float>{});
+    case ScalarType::ComplexDouble: return f(Complex<double>{}, Complex<double>{});
     default: throw_dtype_not_implemented("sum", t);
   }
 }

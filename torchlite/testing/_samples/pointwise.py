@@ -146,6 +146,7 @@ POINTWISE_REFS = {
     "bitwise_left_shift.Tensor": _shift_left,
     "bitwise_right_shift.Tensor": _shift_right,
     "clone": lambda self: np.array(self),
+    "conj_physical": lambda self: np.conj(self),
     "fill.Scalar": lambda self, value: np.full_like(self, value),
     # nn.functional activations
     "threshold": lambda self, threshold, value: np.where(self <= threshold, value, self),

@@ -1,0 +1,70 @@
+// Compositions for complex numbers: real/imag (views through view_as_real), conj, complex and polar.
+#include "dispatch/Meta.h"
+#include "kernels/complex.h"
+#include "kernels/conj.h"
+#include "kernels/imag.h"
+#include "kernels/polar.h"
+#include "kernels/real.h"
+#include "kernels/resolve_conj.h"
+#include "ops/conj_physical.h"
+#include "ops/cos.h"
+#include "ops/expand.h"
+#include "ops/mul_Tensor.h"
+#include "ops/select_int.h"
+#include "ops/sin.h"
+#include "ops/stack.h"
+#include "ops/to_dtype.h"
+#include "ops/view_as_complex.h"
+#include "ops/view_as_real.h"
+
+namespace torchlite {
+
+Tensor composite::real(const Tensor& self) {
+  if (!is_complex_type(self.scalar_type())) return self;
+  return select(view_as_real(self), -1, 0);
+}
+
+Tensor composite::imag(const Tensor& self) {
+  TL_CHECK(is_complex_type(self.scalar_type()), "imag is not implemented for tensors with non-complex dtypes.");
+  return select(view_as_real(self), -1, 1);
+}
+
+Tensor composite::conj(const Tensor& self) {
+  return is_complex_type(self.scalar_type()) ? conj_physical(self) : self;
+}
+
+Tensor composite::resolve_conj(const Tensor& self) { return self; }
+
+namespace {
+
+// real + imag * 1j, both of one floating dtype (`allowed`: the dtypes the op takes, as PyTorch words them).
+Tensor make_complex(const char* op, const Tensor& re, const Tensor& im) {
+  const ScalarType a = re.scalar_type(), b = im.scalar_type();
+  const bool ok = [](ScalarType t) { return t == ScalarType::Half || t == ScalarType::Float || t == ScalarType::Double; }(a) &&
+                  (b == ScalarType::Half || b == ScalarType::Float || b == ScalarType::Double);
+  TL_CHECK(ok, op, ": expected both inputs to be Half, Float or Double tensors but got ", scalar_type_name(a), " and ",
+           scalar_type_name(b));
+  TL_CHECK(a == b, op, ": expected object of scalar type ", scalar_type_name(a), " but got scalar type ",
+           scalar_type_name(b), " for second argument");
+  TL_CHECK(re.device() == im.device(), op, ": expected both inputs on one device, got ", to_string(re.device()),
+           " and ", to_string(im.device()));
+  // The pairs (re, im) side by side, viewed as complex numbers (float16 pairs in float32: complex64). With
+  // inputs that require grad, view_as_complex refuses the complex result (no complex autograd yet).
+  DimVector shape = broadcast_shapes({&re, &im});
+  const ScalarType parts = a == ScalarType::Half ? ScalarType::Float : a;
+  const Tensor pair[2] = {expand(re, shape.ref()), expand(im, shape.ref())};
+  return view_as_complex(to(stack(ArrayRef<Tensor>(pair, 2), -1), parts));
+}
+
+}  // namespace
+
+Tensor composite::complex(const Tensor& real, const Tensor& imag) { return make_complex("complex", real, imag); }
+
+Tensor composite::polar(const Tensor& abs, const Tensor& angle) {
+  const ScalarType a = abs.scalar_type();
+  TL_CHECK(a == ScalarType::Float || a == ScalarType::Double, "polar: expected both inputs to be Float or Double "
+           "tensors but got ", scalar_type_name(a), " and ", scalar_type_name(angle.scalar_type()));
+  return make_complex("polar", mul(abs, cos(angle)), mul(abs, sin(angle)));
+}
+
+}  // namespace torchlite
