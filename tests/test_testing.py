@@ -268,11 +268,10 @@ def test_python_scalar_messages():
 
 
 @pytest.mark.parametrize("actual,expected", [
-    ("a", "a"), (1 + 2j, 1 + 2j), (True, 1), ({1, 2}, {1, 2}), (1.0, tl.tensor(1.0)), (np.array(1.0), 1.0),
+    ("a", "a"), (True, 1), ({1, 2}, {1, 2}), (1.0, tl.tensor(1.0)), (np.array(1.0), 1.0),
 ])
 def test_unhandled_inputs_are_a_type_error(actual, expected):
-    """Strings, sets, unrelated types; complex numbers (torchlite.testing does not compare complex values yet); bool against int
-    (PyTorch fails there with an internal RuntimeError)."""
+    """Strings, sets, unrelated types; bool against int (PyTorch fails there with an internal RuntimeError)."""
     assert failure(TypeError, actual, expected) == (
         f"No comparison pair was able to handle inputs of type {type(actual)} and {type(expected)}.")
 
@@ -570,3 +569,49 @@ def test_messages_match_pytorch(torch, case):
 
     ours = message(tl, assert_close).replace("torchlite.", "torch.")
     assert ours == message(torch, torch.testing.assert_close)
+
+
+# ------------------------------------------------------------------------------------------ complex
+@pytest.mark.parametrize("actual,expected,message", [  # PyTorch 2.13's messages
+    (tl.tensor([1 + 2j, 3j]), tl.tensor([1 + 2j, 3.5j]),
+     "Tensor-likes are not close!\n\nMismatched elements: 1 / 2 (50.0%)\nGreatest absolute difference: 0.5 at "
+     "index (1,) (up to 1e-05 allowed)\nGreatest relative difference: 0.1428571492433548 at index (1,) (up to "
+     "1.3e-06 allowed)"),
+    (tl.tensor(1 + 2j), tl.tensor(1 + 2.5j),
+     "Scalars are not close!\n\nExpected (1+2.5j) but got (1+2j).\nAbsolute difference: 0.5 (up to 1e-05 "
+     "allowed)\nRelative difference: 0.18569533817705186 (up to 1.3e-06 allowed)"),
+    (1 + 2j, 1 + 2.1j,
+     "Scalars are not close!\n\nExpected (1+2.1j) but got (1+2j).\nAbsolute difference: 0.10000000000000009 (up "
+     "to 1e-07 allowed)\nRelative difference: 0.04299335803923481 (up to 1e-07 allowed)"),
+    (1 + 0j, 1, "The (d)types do not match: <class 'complex'> != <class 'int'>."),
+])
+def test_complex_mismatches(actual, expected, message):
+    assert failure(AssertionError, actual, expected) == message
+
+
+def test_complex_matches():
+    assert_close(tl.tensor([1 + 1e-7j]), tl.tensor([1 + 0j]))  # within complex64's tolerances
+    assert_close(complex(float("nan"), 1), complex(float("nan"), 1), equal_nan=True)
+    assert_close(tl.tensor([complex(1, float("nan"))]), tl.tensor([complex(1, float("nan"))]), equal_nan=True)
+    assert_close(np.array([1 + 2j]), np.array([1 + 2j]))
+    assert failure(AssertionError, complex(float("nan"), 1), complex(float("nan"), 1)).startswith(
+        "Scalars are not close!")
+
+
+def test_make_tensor_complex_and_unsigned():
+    tl.manual_seed(3)
+    c = make_tensor((50,), dtype=tl.complex64, device="cpu", low=-2, high=3)
+    parts = tl.view_as_real(c).numpy()
+    assert c.dtype is tl.complex64 and parts.min() >= -2 and parts.max() < 3 and parts.std() > 0.5
+    assert (parts[:, 0] != parts[:, 1]).any()  # real and imaginary parts drawn separately
+    nc = make_tensor((3, 4), dtype=tl.complex128, device="cpu", noncontiguous=True, exclude_zero=True)
+    assert not nc.is_contiguous() and nc.shape == (3, 4) and (tl.view_as_real(nc) != 0).all().item()
+    for dtype, hi in [(tl.uint16, 10), (tl.uint32, 10), (tl.uint64, 10)]:
+        u = make_tensor((200,), dtype=dtype, device="cpu")
+        values = u.numpy()
+        assert u.dtype is dtype and values.min() >= 0 and values.max() < hi and len(set(values.tolist())) > 5
+    assert make_tensor((4,), dtype=tl.uint64, device="cpu", low=2 ** 62, high=2 ** 70).numpy().min() >= 2 ** 62
+    with pytest.raises(ValueError, match="requires_grad=True` is not supported for boolean and integral"):
+        make_tensor((2,), dtype=tl.uint16, device="cpu", requires_grad=True)
+    with pytest.raises(NotImplementedError, match="autograd for complex tensors"):
+        make_tensor((2,), dtype=tl.complex64, device="cpu", requires_grad=True)

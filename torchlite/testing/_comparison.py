@@ -6,6 +6,7 @@ and the first failure is raised. Tensor values are compared on the host in float
 comparisons), and the differences a message reports are rounded to the compared dtype, as PyTorch, which
 computes them in that dtype, reports them.
 """
+import cmath
 import math
 import warnings
 from collections.abc import Mapping, Sequence
@@ -17,19 +18,21 @@ from .._creation import as_tensor, tensor
 from .._tensor import Tensor
 
 # dtype -> (rtol, atol) when neither is given; any other dtype compares exactly. PyTorch's table also lists
-# complex and quantized dtypes, which torchlite does not have.
+# complex32 and the quantized dtypes, which torchlite does not have.
 _DEFAULT_TOLERANCES = {
     _C.float16: (1e-3, 1e-5),
     _C.bfloat16: (1.6e-2, 1e-5),
     _C.float32: (1.3e-6, 1e-5),
     _C.float64: (1e-7, 1e-7),
+    _C.complex64: (1.3e-6, 1e-5),
+    _C.complex128: (1e-7, 1e-7),
 }
 
 # assert_allclose's own (older) table.
 _ALLCLOSE_TOLERANCES = {_C.float16: (1e-3, 1e-3), _C.float32: (1e-4, 1e-5), _C.float64: (1e-5, 1e-8)}
 
 # The dtype a Python number stands for (tolerances and type checks).
-_NUMBER_DTYPES = {int: _C.int64, float: _C.float64}
+_NUMBER_DTYPES = {int: _C.int64, float: _C.float64, complex: _C.complex128}
 
 
 class _Failure(Exception):
@@ -98,13 +101,16 @@ def _argmax(values):
 def _tensor_message(actual, expected, matches, dtype, *, rtol, atol):
     """The message for two mismatching arrays: how many elements differ, and where they differ most.
 
-    As PyTorch: the differences are those of `dtype` (for integers and bools: int64 differences and
-    relative differences of the default dtype), and matching elements count as difference 0."""
+    As PyTorch: the differences are those of `dtype` (of its real dtype for a complex one: |a - b|; for integers
+    and bools: int64 differences and relative differences of the default dtype), and matching elements count as
+    difference 0."""
     total = matches.size
     mismatched = total - int(matches.sum())
     extra = f"Mismatched elements: {mismatched} / {total} ({mismatched / total:.1%})"
-    floating = dtype.is_floating_point
-    actual, expected = (a.ravel().astype(np.float64 if floating else np.int64) for a in (actual, expected))
+    floating = dtype.is_floating_point or dtype.is_complex
+    np_type = np.complex128 if dtype.is_complex else np.float64 if floating else np.int64
+    actual, expected = (a.ravel().astype(np_type) for a in (actual, expected))
+    dtype = dtype.to_real()
     matching = matches.ravel()
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         abs_diff = np.abs(actual - expected)
@@ -161,18 +167,21 @@ class _BoolPair(_Pair):
 
 
 def _as_number(x):
-    """A Python int or float (NumPy scalars converted), or None for anything else (bools, complex, ...)."""
+    """A Python int, float or complex (NumPy scalars converted), or None for anything else (bools, ...)."""
     if isinstance(x, (bool, np.bool_)):
         return None
     if isinstance(x, (int, np.integer)):
         return int(x)
     if isinstance(x, (float, np.floating)):
         return float(x)
+    if isinstance(x, (complex, np.complexfloating)):
+        return complex(x)
     return None
 
 
 class _NumberPair(_Pair):
-    """Python (or NumPy) ints and floats, of either type; an int stands for int64, a float for float64."""
+    """Python (or NumPy) ints, floats and complex numbers, of any of these types; an int stands for int64, a
+    float for float64, a complex for complex128."""
 
     def __init__(self, actual, expected, item, *, rtol, atol, equal_nan, check_dtype, **options):
         actual, expected = _as_number(actual), _as_number(expected)
@@ -187,7 +196,7 @@ class _NumberPair(_Pair):
         actual, expected = self.actual, self.expected
         if self.check_dtype and type(actual) is not type(expected):
             self.fail(f"The (d)types do not match: {type(actual)} != {type(expected)}.")
-        if actual == expected or (self.equal_nan and math.isnan(actual) and math.isnan(expected)):
+        if actual == expected or (self.equal_nan and cmath.isnan(actual) and cmath.isnan(expected)):
             return
         abs_diff = abs(actual - expected)
         if math.isfinite(abs_diff) and abs_diff <= self.atol + self.rtol * abs(expected):
@@ -216,13 +225,15 @@ def _host_array(t):
 
 def _isclose(actual, expected, *, rtol, atol, equal_nan):
     """Elementwise |actual - expected| <= atol + rtol * |expected|; NaN equals NaN only with equal_nan, an
-    infinity only the same infinity. Without tolerances the arrays are compared exactly (in their dtype)."""
+    infinity only the same infinity (complex numbers: a NaN in either part is NaN; |.| is the modulus). Without
+    tolerances the arrays are compared exactly (in their dtype)."""
     matches = actual == expected
     if equal_nan:
         matches |= np.isnan(actual) & np.isnan(expected)
     if rtol == 0 and atol == 0:
         return matches
-    actual, expected = actual.astype(np.float64), expected.astype(np.float64)
+    wide = np.complex128 if np.iscomplexobj(actual) or np.iscomplexobj(expected) else np.float64
+    actual, expected = actual.astype(wide), expected.astype(wide)
     with np.errstate(invalid="ignore", over="ignore"):
         error = np.abs(actual - expected)
         return matches | (np.isfinite(error) & (error <= atol + np.abs(rtol * expected)))
@@ -330,13 +341,15 @@ def assert_close(actual, expected, *, allow_subclasses=True, rtol=None, atol=Non
     Tensors (and NumPy arrays, compared with NumPy arrays) are close if they have the same shape, device and
     dtype (unless check_device / check_dtype is False: then they are moved to the CPU / promoted to a common
     dtype), the same stride if check_stride, and |actual - expected| <= atol + rtol * |expected| elementwise.
-    NaNs are equal only with equal_nan; infinities only to the same infinity. Python ints and floats compare
-    as int64 and float64 (of different types only with check_dtype=False); bools and None by identity.
+    NaNs are equal only with equal_nan; infinities only to the same infinity. Complex values compare by the
+    modulus |actual - expected|. Python ints, floats and complex numbers compare as int64, float64 and complex128
+    (of different types only with check_dtype=False); bools and None by identity.
     Sequences and Mappings are close if their lengths / keys match and all their elements are close.
 
     rtol and atol are given both or neither (ValueError); without them each dtype's defaults apply (float16
-    1e-3/1e-5, bfloat16 1.6e-2/1e-5, float32 1.3e-6/1e-5, float64 1e-7/1e-7, any other 0/0; for two dtypes
-    the larger of each). `allow_subclasses=False` requires equal types. Inputs no comparison handles: TypeError.
+    1e-3/1e-5, bfloat16 1.6e-2/1e-5, float32 and complex64 1.3e-6/1e-5, float64 and complex128 1e-7/1e-7, any
+    other 0/0; for two dtypes the larger of each). `allow_subclasses=False` requires equal types. Inputs no
+    comparison handles: TypeError.
     A mismatch raises AssertionError; `msg` (a str) replaces its message, or (a callable) receives it.
     check_layout is accepted for compatibility: every torchlite tensor is strided.
 

@@ -10,8 +10,9 @@ from collections.abc import Sequence
 from .. import _C
 from .._dtype_info import finfo, iinfo
 
-_INTEGRAL_TYPES = (_C.uint8, _C.int8, _C.int16, _C.int32, _C.int64)
+_INTEGRAL_TYPES = (_C.uint8, _C.int8, _C.int16, _C.int32, _C.int64, _C.uint16, _C.uint32, _C.uint64)
 _FLOATING_TYPES = (_C.float16, _C.bfloat16, _C.float32, _C.float64)
+_COMPLEX_TYPES = (_C.complex64, _C.complex128)
 
 
 def _bounds(low, high, dtype, *, lowest, highest_exclusive, default_low, default_high):
@@ -52,12 +53,18 @@ def _random_tensor(shape, dtype, device, low, high):
         return randint(low, high, shape, dtype=dtype, device=device)
     if dtype in _INTEGRAL_TYPES:
         info = iinfo(dtype)
-        # randint's bounds are int64: the largest int64 itself cannot be drawn.
-        highest_exclusive = info.max + (0 if dtype is _C.int64 else 1)
-        # The default -9 is clamped to 0 for uint8.
+        # randint's bounds are int64: the largest int64 itself cannot be drawn (nor uint64's values past it).
+        int64_max = iinfo(_C.int64).max
+        highest_exclusive = min(info.max + (0 if dtype is _C.int64 else 1), int64_max)
+        # The default -9 is clamped to 0 for the unsigned types.
         low, high = _bounds(low, high, dtype, lowest=info.min, highest_exclusive=highest_exclusive, default_low=-9,
                             default_high=10)
+        if dtype in (_C.uint16, _C.uint32, _C.uint64):  # drawn as int64 (randint has no kernel for them), cast
+            return randint(low, high, shape, dtype=_C.int64, device=device).to(dtype)
         return randint(low, high, shape, dtype=dtype, device=device)
+    if dtype in _COMPLEX_TYPES:  # the real and imaginary parts each drawn as the real dtype's values
+        parts = _random_tensor((*shape, 2), dtype.to_real(), device, low, high)
+        return _C._functions.view_as_complex(parts)
     if dtype in _FLOATING_TYPES:
         info = finfo(dtype)
         low, high = _bounds(low, high, dtype, lowest=info.min, highest_exclusive=info.max, default_low=-9,
@@ -70,8 +77,9 @@ def make_tensor(*shape, dtype, device, low=None, high=None, requires_grad=False,
                 exclude_zero=False, memory_format=None):
     """A tensor of the given shape, dtype and device filled with values drawn uniformly from [low, high).
 
-    shape: ints, or one sequence of ints. Without low/high the dtype's defaults apply: bool [0, 2), uint8
-    [0, 10), signed integers [-9, 10), floating types [-9, 9); given bounds are clamped to the dtype's finite
+    shape: ints, or one sequence of ints. Without low/high the dtype's defaults apply: bool [0, 2), unsigned
+    integers [0, 10), signed integers [-9, 10), floating types [-9, 9), complex types [-9, 9) for the real and the
+    imaginary part; given bounds are clamped to the dtype's finite
     range (integer bounds rounded up). requires_grad (floating dtypes only) makes the result a leaf that
     requires grad; noncontiguous=True (with two or more elements) makes it a non-contiguous view; exclude_zero
     replaces zeros by 1 (bool, integers) or finfo(dtype).tiny (floating). memory_format must be None: torchlite
@@ -99,8 +107,11 @@ def make_tensor(*shape, dtype, device, low=None, high=None, requires_grad=False,
     result = _random_tensor(shape, dtype, device, low, high)
     if noncontiguous:
         result = result[..., 1::2]  # from 1, not 0, so that a missed storage offset shows too
-    if exclude_zero:
+    if exclude_zero and dtype in _COMPLEX_TYPES:  # a zero part of either kind becomes tiny
+        parts = _C._functions.view_as_real(result)
+        parts[parts == 0] = finfo(dtype).tiny
+    elif exclude_zero:
         result[result == 0] = finfo(dtype).tiny if dtype in _FLOATING_TYPES else 1
-    if dtype in _FLOATING_TYPES:
-        result.requires_grad_(requires_grad)
+    if dtype in _FLOATING_TYPES + _COMPLEX_TYPES and requires_grad:
+        result.requires_grad_()  # complex: NotImplementedError (torchlite has no complex autograd yet)
     return result
