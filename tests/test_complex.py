@@ -394,3 +394,29 @@ def test_on_the_emulated_cuda_device(tmp_path):
     r = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, env=env, capture_output=True, text=True,
                        timeout=300)
     assert r.returncode == 0 and r.stdout.strip() == "ok", r.stdout + r.stderr
+
+
+@pytest.mark.parametrize("make", [lambda v: tl.zeros(1, dtype=tl.uint8).fill_(v),
+                                  lambda v: tl.zeros(1, dtype=tl.uint16).fill_(v),
+                                  lambda v: tl.tensor([v], dtype=tl.uint8), lambda v: tl.full((1,), v, dtype=tl.uint32)])
+def test_negative_floats_do_not_fit_unsigned_types(make):  # PyTorch's checked conversion; negative ints wrap
+    for v in (-1.0, -0.5, -255.0):
+        with pytest.raises(RuntimeError, match="cannot be converted to type uint"):
+            make(v)
+    assert make(-1).item() in (255, 65535, 2 ** 32 - 1) and make(2.5).item() == 2
+
+
+def test_composites_on_complex_inputs_as_pytorch():
+    """Composites that would drop the imaginary part or give another value than PyTorch's on complex inputs."""
+    a = crandn((4,), np.complex64, 7)
+    x = tl.tensor(a)
+    np.testing.assert_allclose(tl.linalg.vecdot(x, x).item(), np.vdot(a, a), rtol=1e-5)  # conj(x) . y
+    assert tl.isreal(tl.tensor([1 + 0j, 1 + 1j])).tolist() == [True, False]
+    n = tl.nan_to_num(tl.tensor([complex(float("nan"), float("inf")), complex(-float("inf"), 2)]), nan=0.5)
+    big = float(np.finfo(np.float32).max)
+    assert n.tolist() == [complex(0.5, big), complex(-big, 2)]
+    for fn, error in [(lambda: tl.nansum(x), RuntimeError), (lambda: tl.float_power(x, 2), NotImplementedError),
+                      (lambda: tl.nn.functional.mse_loss(x, x), NotImplementedError),
+                      (lambda: tl.corrcoef(x), NotImplementedError), (lambda: tl.searchsorted(x, x), NotImplementedError)]:
+        with pytest.raises(error):
+            fn()

@@ -93,14 +93,16 @@ def _flatten(data, out):
 
 def _check_integral_fit(flat, np_dtype, build, explicit):
     """PyTorch's checked conversion of each number to an integral dtype: NaN, infinities and values out of range
-    are refused (an unsigned dtype takes negatives down to -max, which wrap); ints past int64 without a dtype
-    give PyTorch's ValueError."""
+    are refused (an unsigned dtype takes negative ints down to -max, which wrap, and no negative float); ints
+    past int64 without a dtype give PyTorch's ValueError."""
     info = np.iinfo(np_dtype)
     lo = -int(info.max) if info.min == 0 else int(info.min)
     hi = int(info.max)
     for v in flat:
         if isinstance(v, (float, np.floating)):
-            ok = v == v and lo <= v <= hi  # NaN and infinities fail the comparisons
+            # NaN and infinities fail the comparisons; a negative float never fits an unsigned dtype (a negative
+            # int wraps), as PyTorch
+            ok = v == v and (lo if info.min < 0 else 0) <= v <= hi
         else:
             ok = lo <= int(v) <= hi
         if not ok:

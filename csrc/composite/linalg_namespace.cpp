@@ -38,6 +38,7 @@
 #include "kernels/linalg_pinv_atol_rtol_tensor.h"
 #include "kernels/linalg_matrix_rank_atol_rtol_float.h"
 #include "kernels/linalg_matrix_rank_atol_rtol_tensor.h"
+#include "ops/conj.h"
 #include "ops/linalg_matrix_rank.h"
 #include "ops/linalg_pinv.h"
 #include "ops/cholesky_solve.h"
@@ -761,7 +762,8 @@ Tensor composite::linalg_vecdot(const Tensor& x, const Tensor& y, int64_t dim) {
   TL_CHECK(x.scalar_type() == y.scalar_type(), "linalg.vecdot: Expected x and y to have the same dtype, but found x "
            "of type ", scalar_type_name(x.scalar_type()), " and y of type ", scalar_type_name(y.scalar_type()),
            " instead");
-  return sum(mul(x, y), std::optional<IntArrayRef>(DimVector{dim}), false);
+  // PyTorch's vecdot conjugates x (the identity on real tensors).
+  return sum(mul(conj(x), y), std::optional<IntArrayRef>(DimVector{dim}), false);
 }
 
 Tensor composite::linalg_diagonal(const Tensor& A, int64_t offset, int64_t dim1, int64_t dim2) {

@@ -75,6 +75,8 @@ Tensor where_else(const Tensor& cond, const Tensor& a, double b) { return torchl
 
 Tensor composite::mse_loss(const Tensor& self, const Tensor& target, int64_t reduction) {
   check_reduction("mse_loss", reduction);
+  if (is_complex_type(self.scalar_type()) || is_complex_type(target.scalar_type()))  // as PyTorch's CPU kernel
+    throw_dtype_not_implemented("mse_loss", promote_types(self.scalar_type(), target.scalar_type()));
   const Tensor d = sub(self, target);
   return reduce(mul(d, d), reduction);
 }

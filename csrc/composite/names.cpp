@@ -101,15 +101,22 @@ Tensor composite::addmm_deprecated_beta(const Scalar& beta, const Tensor& self, 
 
 // ------------------------------------------------------------------ pointwise
 
-// float_power computes in double precision: the result is float64 whatever the inputs.
+// float_power computes in double precision: the result is float64 whatever the inputs (complex128 for a
+// complex one, for which pow then raises NotImplementedError until it has complex kernels).
+static ScalarType float_power_dtype(bool complex) { return complex ? ScalarType::ComplexDouble : ScalarType::Double; }
 Tensor composite::float_power_Tensor_Tensor(const Tensor& self, const Tensor& exponent) {
-  return torchlite::pow(torchlite::to(self, ScalarType::Double), torchlite::to(exponent, ScalarType::Double));
+  const ScalarType t =
+      float_power_dtype(is_complex_type(self.scalar_type()) || is_complex_type(exponent.scalar_type()));
+  return torchlite::pow(torchlite::to(self, t), torchlite::to(exponent, t));
 }
 Tensor composite::float_power_Tensor_Scalar(const Tensor& self, const Scalar& exponent) {
-  return torchlite::pow(torchlite::to(self, ScalarType::Double), exponent);
+  return torchlite::pow(torchlite::to(self, float_power_dtype(is_complex_type(self.scalar_type()) ||
+                                                              exponent.is_complex())),
+                        exponent);
 }
 Tensor composite::float_power_Scalar(const Scalar& self, const Tensor& exponent) {
-  return torchlite::pow(self, torchlite::to(exponent, ScalarType::Double));
+  return torchlite::pow(self, torchlite::to(exponent, float_power_dtype(self.is_complex() ||
+                                                                        is_complex_type(exponent.scalar_type()))));
 }
 
 // self * 2^other, in the default float dtype for integer inputs (as PyTorch). The power is taken in the

@@ -54,6 +54,7 @@
 #include "ops/abs.h"
 #include "ops/contiguous.h"
 #include "ops/cat.h"
+#include "ops/imag.h"
 #include "ops/kthvalue.h"
 #include "ops/add_Tensor.h"
 #include "ops/all.h"
@@ -273,6 +274,8 @@ Tensor composite::sum_to_size(const Tensor& self, IntArrayRef size) {
 }
 
 Tensor composite::isreal(const Tensor& self) {
+  // A complex element is real when its imaginary part is 0; any other dtype is real throughout.
+  if (is_complex_type(self.scalar_type())) return torchlite::eq(torchlite::imag(self), number(Scalar(0.0)));
   return torchlite::eq(torchlite::zeros_like(self, ScalarType::Bool), torchlite::zeros_like(self, ScalarType::Bool));
 }
 
@@ -328,6 +331,8 @@ Tensor composite::cov(const Tensor& self, int64_t correction, const std::optiona
                       const std::optional<Tensor>& aweights) {
   TL_CHECK(self.dim() <= 2, "cov(): expected input to have two or fewer dimensions but got an input with ",
            self.dim(), " dimensions");
+  TL_CHECK_KIND(ErrorKind::NotImplemented, !is_complex_type(self.scalar_type()),
+                "cov(): complex inputs are not supported yet in torchlite");
   Tensor x = self.dim() < 2 ? torchlite::reshape(self, IntArrayRef({int64_t(1), int64_t(-1)})) : self;
   if (!is_floating_type(x.scalar_type())) x = torchlite::to(x, default_dtype());
   int64_t n = x.sizes()[1];

@@ -16,6 +16,8 @@
 #include "ops/maximum.h"
 #include "ops/minimum.h"
 #include "ops/pow_Tensor_Scalar.h"
+#include "ops/view_as_complex.h"
+#include "ops/view_as_real.h"
 
 namespace torchlite {
 
@@ -51,6 +53,9 @@ Tensor composite::nan_to_num(const Tensor& self, std::optional<double> nan, std:
     case ScalarType::BFloat16: big = 3.3895313892515355e38; break;
     case ScalarType::Float: big = std::numeric_limits<float>::max(); break;
     case ScalarType::Double: big = std::numeric_limits<double>::max(); break;
+    case ScalarType::ComplexFloat:
+    case ScalarType::ComplexDouble:  // each part on its own, as PyTorch
+      return torchlite::view_as_complex(composite::nan_to_num(torchlite::view_as_real(self), nan, posinf, neginf));
     default: return torchlite::clone(self);
   }
   return torchlite::_nan_to_num(self, nan.value_or(0.0), posinf.value_or(big), neginf.value_or(-big));

@@ -85,6 +85,7 @@ Tensor composite::mean(const Tensor& self, std::optional<ScalarType> dtype) {
 
 Tensor composite::nansum(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim,
                          std::optional<ScalarType> dtype) {
+  TL_CHECK(!is_complex_type(self.scalar_type()), "nansum does not support complex inputs");
   if (!is_floating_type(self.scalar_type())) return torchlite::sum(self, dim, keepdim, dtype);
   Tensor zero = number(Scalar(0.0));
   return torchlite::sum(torchlite::where(torchlite::isnan(self), zero, self), dim, keepdim, dtype);

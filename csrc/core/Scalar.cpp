@@ -29,7 +29,7 @@ static bool fits_integral(const Scalar& s) {
     const double max = static_cast<double>(L::max());
     if (!(d <= max && d < max + 1.0)) return false;
     if constexpr (L::is_signed) return d >= static_cast<double>(L::min());
-    else return d >= -max;
+    else return d >= 0;  // a negative float never fits an unsigned type (a negative int wraps), as PyTorch
   }
   const int64_t v = s.to_long();
   if constexpr (!L::is_signed && sizeof(T) == 8) return true;  // uint64 takes every int64 (negatives wrap)

@@ -122,8 +122,8 @@ Tensor kernels::searchsorted_any(const Tensor& sorted_sequence, const Tensor& se
   if (common == ScalarType::Int64) {
     run(int64_t{});
   } else {
-    TL_CHECK_KIND(ErrorKind::NotImplemented, common != ScalarType::Bool, "\"searchsorted_out_cpu\" not implemented "
-                  "for 'Bool'");
+    TL_CHECK_KIND(ErrorKind::NotImplemented, common != ScalarType::Bool && !is_complex_type(common),
+                  "\"searchsorted_out_cpu\" not implemented for '", scalar_type_name(common), "'");
     run(double{});
   }
   return to_device(out, self.device());
