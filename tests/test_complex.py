@@ -420,3 +420,17 @@ def test_composites_on_complex_inputs_as_pytorch():
                       (lambda: tl.corrcoef(x), NotImplementedError), (lambda: tl.searchsorted(x, x), NotImplementedError)]:
         with pytest.raises(error):
             fn()
+
+
+def test_angle():
+    a = crandn((5,), np.complex128, 9)
+    np.testing.assert_allclose(tl.angle(tl.tensor(a)).numpy(), np.angle(a), rtol=1e-15)
+    r = tl.tensor([1.0, -1.0, 0.0, -0.0, float("nan"), -float("inf")])
+    got = r.angle().tolist()  # PyTorch's: pi where negative, 0 at both zeros, NaN stays
+    assert got[:4] == [0.0, float(np.float32(np.pi)), 0.0, 0.0] and np.isnan(got[4]) and got[5] > 3.14
+    assert tl.angle(tl.tensor([-2, 3])).dtype is tl.float32
+    x = tl.tensor([-2.0, 3.0], requires_grad=True)
+    y = tl.angle(x)
+    y.sum().backward()
+    assert y.requires_grad and x.grad.tolist() == [0.0, 0.0]  # as PyTorch
+    assert tl.angle(tl.tensor([1 + 1j])).dtype is tl.float32

@@ -91,7 +91,7 @@ from ._names import (  # noqa: E402,F401,A004
     set_deterministic_debug_mode, get_deterministic_debug_mode, asarray, frombuffer, layout, memory_format, strided,
     contiguous_format, channels_last, channels_last_3d, preserve_format, histogram, gradient,
     set_default_tensor_type, set_flush_denormal, get_device_module, from_file, Stream, Event,
-    histogramdd, vander, chain_matmul, symeig, eig, matrix_rank, lstsq, solve,
+    histogramdd, vander, chain_matmul, symeig, eig, matrix_rank, lstsq, solve, resolve_neg,
 )
 from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled  # noqa: E402,F401
 

@@ -12,6 +12,7 @@ from . import _C
 
 __all__ = [
     "is_tensor", "is_floating_point", "is_complex", "is_conj", "is_nonzero", "is_same_size", "is_signed", "numel",
+    "resolve_neg",
     "meshgrid", "atleast_1d", "atleast_2d", "atleast_3d", "block_diag", "cartesian_prod", "combinations", "range",
     "adjoint", "set_default_device", "get_default_device", "use_deterministic_algorithms",
     "are_deterministic_algorithms_enabled", "is_deterministic_algorithms_warn_only_enabled", "unravel_index",
@@ -51,6 +52,12 @@ def is_conj(input):  # noqa: A002
     """Whether input is a lazily conjugated view (never: torchlite computes conjugates)."""
     _check_tensor("is_conj", input)
     return input.is_conj()
+
+
+def resolve_neg(input):  # noqa: A002
+    """input with any lazy negation applied: input itself, torchlite having no negated views."""
+    _check_tensor("resolve_neg", input)
+    return input.resolve_neg()
 
 
 def is_nonzero(input):  # noqa: A002

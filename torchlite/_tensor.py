@@ -76,6 +76,10 @@ class Tensor(_C.TensorBase):
         """Whether the tensor is a lazily negated view (never in torchlite)."""
         return False
 
+    def resolve_neg(self):
+        """The tensor with any lazy negation applied: itself, torchlite having no negated views."""
+        return self
+
     def is_signed(self):
         """Whether the dtype is signed (every dtype but bool and the unsigned integers)."""
         return self.dtype.is_signed

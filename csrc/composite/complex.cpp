@@ -1,21 +1,29 @@
-// Compositions for complex numbers: real/imag (views through view_as_real), conj, complex and polar.
+// Compositions for complex numbers: real/imag (views through view_as_real), conj, angle, complex and polar.
+#include "composite/Numbers.h"
 #include "dispatch/Meta.h"
+#include "kernels/angle.h"
 #include "kernels/complex.h"
 #include "kernels/conj.h"
 #include "kernels/imag.h"
 #include "kernels/polar.h"
 #include "kernels/real.h"
 #include "kernels/resolve_conj.h"
+#include "ops/atan2.h"
 #include "ops/conj_physical.h"
 #include "ops/cos.h"
+#include "ops/eq_Tensor.h"
 #include "ops/expand.h"
+#include "ops/imag.h"
 #include "ops/mul_Tensor.h"
+#include "ops/real.h"
 #include "ops/select_int.h"
 #include "ops/sin.h"
 #include "ops/stack.h"
 #include "ops/to_dtype.h"
 #include "ops/view_as_complex.h"
 #include "ops/view_as_real.h"
+#include "ops/where_self.h"
+#include "ops/zeros_like.h"
 
 namespace torchlite {
 
@@ -34,6 +42,14 @@ Tensor composite::conj(const Tensor& self) {
 }
 
 Tensor composite::resolve_conj(const Tensor& self) { return self; }
+
+Tensor composite::angle(const Tensor& self) {
+  if (is_complex_type(self.scalar_type())) return torchlite::atan2(torchlite::imag(self), torchlite::real(self));
+  // atan2(0, x): pi for x < 0, 0 for x > 0, NaN for NaN, with the zero gradient PyTorch gives a real input;
+  // 0 at x = +-0 (atan2(0, -0) would be pi).
+  const Tensor t = torchlite::atan2(torchlite::zeros_like(self), self);
+  return torchlite::where(torchlite::eq(self, number(Scalar(0.0))), number(Scalar(0.0)), t);
+}
 
 namespace {
 
