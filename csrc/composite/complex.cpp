@@ -53,13 +53,12 @@ Tensor composite::angle(const Tensor& self) {
 
 namespace {
 
-// real + imag * 1j, both of one floating dtype (`allowed`: the dtypes the op takes, as PyTorch words them).
+// real + imag * 1j, both of one dtype: float16, float32 or float64 (PyTorch's messages).
 Tensor make_complex(const char* op, const Tensor& re, const Tensor& im) {
   const ScalarType a = re.scalar_type(), b = im.scalar_type();
-  const bool ok = [](ScalarType t) { return t == ScalarType::Half || t == ScalarType::Float || t == ScalarType::Double; }(a) &&
-                  (b == ScalarType::Half || b == ScalarType::Float || b == ScalarType::Double);
-  TL_CHECK(ok, op, ": expected both inputs to be Half, Float or Double tensors but got ", scalar_type_name(a), " and ",
-           scalar_type_name(b));
+  const auto takes = [](ScalarType t) { return is_floating_type(t) && t != ScalarType::BFloat16; };
+  TL_CHECK(takes(a) && takes(b), op, ": expected both inputs to be Half, Float or Double tensors but got ",
+           scalar_type_name(a), " and ", scalar_type_name(b));
   TL_CHECK(a == b, op, ": expected object of scalar type ", scalar_type_name(a), " but got scalar type ",
            scalar_type_name(b), " for second argument");
   TL_CHECK(re.device() == im.device(), op, ": expected both inputs on one device, got ", to_string(re.device()),
