@@ -80,6 +80,9 @@ class AutogradCtx:
     jvp_reads_self: bool = False  # whether the tangents read self's value (its in-place variant keeps a copy)
     # save_if: (member flag, C++ condition over the arguments), evaluated when the node is made
     keep_flags: list[tuple[str, str]] = field(default_factory=list)
+    # tags: [complex_autograd]: the formulas follow PyTorch's complex convention (grad * conj(f'(z))), so the
+    # node may take and give complex gradients; other nodes refuse complex tensors (autograd::set_history).
+    supports_complex: bool = False
 
 
 def node_indices(functions: list[NativeFunction]) -> dict[str, int]:
@@ -195,7 +198,9 @@ class _Emitter(E.Printer):
         if not self.jvp:
             return f"{owner}_{node.name}"
         i = output_index(self.schema, owner)
-        return f"{owner if i is None else f'out{i}'}.{node.name}()"
+        target = owner if i is None else f"out{i}"
+        read = METADATA[node.name][1]
+        return f"{target}.{node.name}()" if read.startswith("{t}.") else "(" + read.format(t=target) + ")"
 
     def list(self, node: E.ListLit) -> str:
         if not node.items:
@@ -349,7 +354,8 @@ def autograd_context(nf: NativeFunction, index: int, op_names: set[str]) -> Auto
         node=node_name(nf, index), inputs=diff_inputs, members=members, formulas=formulas,
         outputs=[f"out{i}" for i in range(len(s.returns))], diff_outputs=diff_outputs,
         zero_fill=len(diff_outputs) > 1 and d.zero_fill, helpers_used=uses_helpers, ops_used=sorted(ops),
-        self_condition=self_condition, index_of={x.name: x.index for x in diff_inputs})
+        self_condition=self_condition, index_of={x.name: x.index for x in diff_inputs},
+        supports_complex="complex_autograd" in nf.tags)
 
 
 def _nondiff_output_indices(nf: NativeFunction) -> set[int]:

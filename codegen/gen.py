@@ -37,12 +37,17 @@ class PointwiseCase:
     dtype_enum: str
     cpp_type: str
     expr: str
+    out_type: str  # the result's C++ type: cpp_type, bool (always_bool), or a complex one's real type
+    ret: str  # the lambda's return type: op_t, bool, or real_t<op_t>
 
 
 @dataclass
 class PromotionCtx:
     body: list[str]  # the statements of kernels::<key>_compute_dtype
     result_is_bool: bool  # always_bool: the result is bool whatever the compute dtype
+    # tags: [complex_to_real]: a complex computation's result is its real counterpart (abs: complex64 ->
+    # float32); other dtypes keep the compute dtype.
+    result_is_real: bool = False
 
 
 @dataclass
@@ -298,8 +303,15 @@ def _outputs_context(nf: NativeFunction) -> OutputsCtx:
 def _pointwise_kernel_context(nf: NativeFunction, tensor_args: list[str]) -> PointwiseKernelCtx:
     s = nf.schema
     printer = _PointwisePrinter(nf)
-    cases = [PointwiseCase(cpp.dtype_enum(d), cpp.DTYPE_CPP[d], printer.print(nf.impl.exprs[dtype_category(d)].tree))
-             for d in nf.dtype_list]
+    is_bool, is_real = nf.promotion.kind == "always_bool", "complex_to_real" in nf.tags
+    cases = []
+    for d in nf.dtype_list:
+        cpp_type = cpp.DTYPE_CPP[d]
+        out_type, ret = ("bool", "bool") if is_bool else (cpp_type, "op_t")
+        if is_real and dtype_category(d) == "complex":
+            out_type, ret = f"real_t<{cpp_type}>", "real_t<op_t>"
+        cases.append(PointwiseCase(cpp.dtype_enum(d), cpp_type, printer.print(nf.impl.exprs[dtype_category(d)].tree),
+                                   out_type, ret))
     used_tensors = [a for a in tensor_args if a in printer.used_tensors]
     # Scalars convert with Scalar::to<op_t>(); int/float/bool arguments with a cast. An optional
     # one is its value or 0, and h_<name> says whether it was given.
@@ -327,7 +339,7 @@ def op_context(nf: NativeFunction, first_default: int = 0, node_index: int = 0,
     outs = _outputs_context(nf)
     promo = None
     if nf.promotion is not None:
-        promo = PromotionCtx(_promotion_body(nf), nf.promotion.kind == "always_bool")
+        promo = PromotionCtx(_promotion_body(nf), nf.promotion.kind == "always_bool", "complex_to_real" in nf.tags)
     ctx = OpCtx(
         nf=nf, key=nf.key, name=s.name, overload=s.overload, schema=str(s),
         schema_literal=_cpp_string(str(s)), kind=nf.kind,

@@ -263,6 +263,7 @@ METADATA = {
     "scalar_type": ("ScalarType", "{t}.scalar_type()", None),
     "device": ("Device", "{t}.device()", None),
     "is_contiguous": ("bool", "{t}.is_contiguous()", None),
+    "is_complex": ("bool", "is_complex_type({t}.scalar_type())", None),
 }
 
 

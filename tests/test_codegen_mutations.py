@@ -71,4 +71,4 @@ def test_error_names_the_file_relative_to_the_working_directory(tmp_path, monkey
     (tmp_path / "my_ops.yaml").write_text(mul.replace("pointwise: self * other", "pointwise: self * othr"))
     monkeypatch.chdir(tmp_path)
     code, err = run(["check", "--yaml", "my_ops.yaml"])
-    assert code == 1 and err.startswith("error: my_ops.yaml:5: mul.Tensor: unknown name 'othr'"), err
+    assert code == 1 and err.startswith("error: my_ops.yaml:6: mul.Tensor: unknown name 'othr'"), err

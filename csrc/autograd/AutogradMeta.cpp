@@ -39,6 +39,8 @@ void exit_dual_level(uint64_t level) {
 void set_tangent(const Tensor& t, const Tensor& tangent) {
   const uint64_t level = current_dual_level();
   TL_CHECK(level != 0, "forward AD: a tangent can only be set inside a dual_level context");
+  TL_CHECK_KIND(ErrorKind::NotImplemented, !tangent.defined() || !is_complex_type(tangent.scalar_type()),
+                "torchlite does not support forward-mode AD of complex tensors yet");
   AutogradMeta& m = materialize_meta(t);
   m.fw_grad_ = tangent;
   m.fw_level_ = tangent.defined() ? level : 0;
@@ -64,10 +66,7 @@ void set_requires_grad(const Tensor& t, bool requires_grad) {
   if (requires_grad) {
     TL_CHECK(!t.impl()->is_inference() || inference_mode_flag(),
              "Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.");
-    TL_CHECK_KIND(ErrorKind::NotImplemented, !is_complex_type(t.scalar_type()),
-                  "torchlite does not support autograd for complex tensors yet: a ",
-                  scalar_type_python_name(t.scalar_type()), " tensor cannot require gradients");
-    TL_CHECK(is_floating_type(t.scalar_type()),
+    TL_CHECK(is_floating_type(t.scalar_type()) || is_complex_type(t.scalar_type()),
              "only Tensors of floating point and complex dtype can require gradients");
     materialize_meta(t).requires_grad_ = true;
   } else if (m) {
@@ -93,13 +92,28 @@ Edge gradient_edge(const Tensor& t) {
   return {};
 }
 
+namespace {
+// No silently wrong gradient: a node whose formulas are not written for complex numbers (no
+// `complex_autograd` tag) refuses a complex result and complex inputs.
+void check_complex_support(const Tensor& t, const Node& node) {
+  if (node.supports_complex()) return;
+  bool complex = is_complex_type(t.scalar_type());
+  for (const Edge& e : node.next_edges()) {
+    if (e.valid() && e.input_nr < e.function->num_inputs() &&
+        is_complex_type(e.function->input_meta(e.input_nr).dtype)) {
+      complex = true;
+      break;
+    }
+  }
+  TL_CHECK_KIND(ErrorKind::NotImplemented, !complex, "torchlite does not support autograd for complex tensors through ",
+                node.name(), " yet (its derivative formulas are for real numbers)");
+}
+}  // namespace
+
 void set_history(const Tensor& t, const std::shared_ptr<Node>& node, uint32_t output_nr) {
   if (!t.defined()) return;
-  // No silent loss of a gradient: a complex result of inputs that require grad has no derivative here yet.
-  TL_CHECK_KIND(ErrorKind::NotImplemented, !is_complex_type(t.scalar_type()),
-                "torchlite does not support autograd for complex tensors yet: ", node->name(), " gives a ",
-                scalar_type_python_name(t.scalar_type()), " result from inputs that require grad");
-  if (!is_floating_type(t.scalar_type())) return;
+  check_complex_support(t, *node);
+  if (!is_floating_type(t.scalar_type()) && !is_complex_type(t.scalar_type())) return;
   AutogradMeta& m = materialize_meta(t);
   m.grad_fn_ = node;
   m.output_nr_ = output_nr;
@@ -107,10 +121,9 @@ void set_history(const Tensor& t, const std::shared_ptr<Node>& node, uint32_t ou
 }
 
 void rebase_history(const Tensor& t, const std::shared_ptr<Node>& node) {
-  TL_CHECK_KIND(ErrorKind::NotImplemented, !is_complex_type(t.scalar_type()),
-                "torchlite does not support autograd for complex tensors yet: ", node->name(), " writes into a ",
-                scalar_type_python_name(t.scalar_type()), " tensor from inputs that require grad");
-  if (!is_floating_type(t.scalar_type())) return;  // an integer tensor written in place stays a leaf
+  check_complex_support(t, *node);
+  // an integer tensor written in place stays a leaf
+  if (!is_floating_type(t.scalar_type()) && !is_complex_type(t.scalar_type())) return;
   if (t.is_view()) return rebase_view_history(t, node);
   AutogradMeta& m = materialize_meta(t);
   m.grad_fn_ = node;

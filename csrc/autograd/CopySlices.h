@@ -17,6 +17,7 @@ class CopySlices final : public Node {
   // `fn` is the in-place op's node; its input 0 was the view's old value.
   CopySlices(const Tensor& base, const Tensor& view, std::shared_ptr<Node> fn);
   std::string name() const override { return "CopySlices"; }
+  bool supports_complex() const override { return fn_->supports_complex(); }
   variable_list apply(variable_list&& grads) override;
   void release_variables() override { fn_->release_variables(); }
 

@@ -24,6 +24,10 @@
 
 namespace torchlite::autograd {
 
+// The complex conjugate of a Scalar coefficient (a real one itself): `grad * scalar_conj(alpha)` is add's
+// gradient for `other` in PyTorch's complex convention (helpers_pointwise.cpp).
+Scalar scalar_conj(const Scalar& s);
+
 // ------------------------------------------------------------------ shape (helpers_shape.cpp)
 
 // sum's backward: grad expanded back to sizes; the reduced dims (all when dim is
@@ -50,8 +54,6 @@ Tensor unfold_backward(const Tensor& grad, IntArrayRef sizes, int64_t dim, int64
 Tensor diagonal_backward(const Tensor& grad, IntArrayRef sizes, int64_t offset, int64_t dim1, int64_t dim2);
 // grad split back into the inputs of cat along dim, one tensor per input.
 std::vector<Tensor> cat_backward(const Tensor& grad, ArrayRef<Tensor> tensors, int64_t dim);
-// The complex conjugate: the identity, as torchlite has no complex dtypes.
-Tensor conj(const Tensor& x);
 
 // ------------------------------------------------------------------ matrix products (helpers_linalg.cpp)
 

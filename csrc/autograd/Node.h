@@ -54,6 +54,9 @@ class Node : public std::enable_shared_from_this<Node> {
   Node& operator=(const Node&) = delete;
 
   virtual std::string name() const = 0;
+  // Whether the node's formulas are right for complex tensors (PyTorch's convention: grad * conj(f'(z))).
+  // set_history refuses to record a node that does not with a complex input or result.
+  virtual bool supports_complex() const { return false; }
   // Gradients of the outputs in, gradients of the inputs (one per next edge) out.
   virtual variable_list apply(variable_list&& grads) = 0;
   // Frees the saved tensors once backward is done (unless retain_graph).

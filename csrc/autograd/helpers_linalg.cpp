@@ -1,5 +1,6 @@
 // Formula helpers of the matrix products, written with torchlite ops.
 #include "autograd/FormulaHelpers.h"
+#include "ops/conj.h"
 #include "ops/mm.h"
 #include "ops/mul.h"
 #include "core/TensorFactory.h"
@@ -12,23 +13,24 @@ namespace {
 // Whether a 2-D operand with these strides is column-major (its transpose is contiguous) rather than row-major.
 bool column_major(IntArrayRef strides) { return strides.size() == 2 && strides[0] == 1 && strides[1] != 1; }
 
+// t * conj(alpha) (the conjugate: PyTorch's complex convention; a real alpha is itself).
 Tensor scaled(Tensor t, const Scalar& alpha) {
-  if (alpha.tag() != Scalar::Tag::Bool && alpha.to_double() == 1.0) return t;
-  return mul(t, scalar_to_tensor(alpha, /*wrapped=*/true));
+  if (alpha.tag() != Scalar::Tag::Bool && !alpha.is_complex() && alpha.to_double() == 1.0) return t;
+  return mul(t, scalar_to_tensor(scalar_conj(alpha), /*wrapped=*/true));
 }
 
 }  // namespace
 
-// mm passes a transposed operand to the GEMM without copying it; the result is computed in the layout of the
-// operand it is the gradient of.
+// grad @ mat2^H and mat1^H @ grad (conj is mat itself for real dtypes). mm passes a transposed operand to the
+// GEMM without copying it; the result is computed in the layout of the operand it is the gradient of.
 Tensor mm_mat1_backward(const Tensor& grad, const Tensor& mat2, IntArrayRef mat1_strides, const Scalar& alpha) {
-  if (column_major(mat1_strides)) return t(scaled(mm(mat2, t(grad)), alpha));
-  return scaled(mm(grad, t(mat2)), alpha);
+  if (column_major(mat1_strides)) return t(scaled(mm(torchlite::conj(mat2), t(grad)), alpha));
+  return scaled(mm(grad, t(torchlite::conj(mat2))), alpha);
 }
 
 Tensor mm_mat2_backward(const Tensor& grad, const Tensor& mat1, IntArrayRef mat2_strides, const Scalar& alpha) {
-  if (column_major(mat2_strides)) return t(scaled(mm(t(grad), mat1), alpha));
-  return scaled(mm(t(mat1), grad), alpha);
+  if (column_major(mat2_strides)) return t(scaled(mm(t(grad), torchlite::conj(mat1)), alpha));
+  return scaled(mm(t(torchlite::conj(mat1)), grad), alpha);
 }
 
 }  // namespace torchlite::autograd

@@ -6,6 +6,7 @@
 #include "autograd/FormulaHelpers.h"
 #include "autograd/helpers_common.h"
 #include "ops/add_Tensor.h"
+#include "ops/conj.h"
 #include "ops/div_Tensor.h"
 #include "ops/eq_Tensor.h"
 #include "ops/ge_Tensor.h"
@@ -28,6 +29,12 @@
 namespace torchlite::autograd {
 
 using helper_detail::number;
+
+Scalar scalar_conj(const Scalar& s) {
+  if (!s.is_complex()) return s;
+  const Complex<double> z = s.to_complex();
+  return Scalar(Complex<double>(z.re, -z.im));
+}
 
 Tensor logit_backward(const Tensor& grad, const Tensor& self, std::optional<double> eps) {
   // PyTorch: a negative eps is no eps.
@@ -54,12 +61,15 @@ Tensor clamp_backward(const Tensor& grad, const Tensor& self, const std::optiona
   return where(inside, grad, number(0.0));
 }
 
-// pow's gradient for its base: exponent * self^(exponent - 1), and 0 where the exponent is 0 (self^0 is the
-// constant 1, flat even at self = 0, where self^-1 is infinite), as PyTorch.
+// pow's gradient for its base: exponent * self^(exponent - 1) (conjugated for complex numbers), and 0 where
+// the exponent is 0 (self^0 is the constant 1, flat even at self = 0, where self^-1 is infinite), as PyTorch.
 Tensor pow_backward(const Tensor& grad, const Tensor& self, const Scalar& exponent) {
-  if (exponent.to<double>() == 0.0) return zeros_like(grad);
-  const Scalar less = exponent.is_integral(false) ? Scalar(exponent.to_long() - 1) : Scalar(exponent.to<double>() - 1.0);
-  return mul(grad, mul(number(exponent), pow(self, less)));
+  const Complex<double> e = exponent.to_complex();
+  if (e == Complex<double>(0)) return zeros_like(grad);
+  const Scalar less = exponent.is_complex()           ? Scalar(Complex<double>(e.re - 1.0, e.im))
+                      : exponent.is_integral(false) ? Scalar(exponent.to_long() - 1)
+                                                    : Scalar(e.re - 1.0);
+  return mul(grad, torchlite::conj(mul(number(exponent), pow(self, less))));
 }
 
 Tensor pow_backward_self(const Tensor& grad, const Tensor& self, const Tensor& exponent) {

@@ -239,6 +239,4 @@ std::vector<Tensor> cat_backward(const Tensor& grad, ArrayRef<Tensor> tensors, i
   return grads;
 }
 
-Tensor conj(const Tensor& x) { return x; }
-
 }  // namespace torchlite::autograd

@@ -20,6 +20,7 @@
 #include "ops/contiguous.h"
 #include "ops/diag_embed.h"
 #include "ops/diagonal.h"
+#include "ops/conj.h"
 #include "ops/dot.h"
 #include "ops/expand.h"
 #include "ops/mm.h"
@@ -90,7 +91,9 @@ Tensor composite::dot(const Tensor& self, const Tensor& tensor) {
   return view(mm(unsqueeze(self, 0), unsqueeze(tensor, 1)), IntArrayRef());
 }
 
-Tensor composite::vdot(const Tensor& self, const Tensor& other) { return torchlite::dot(self, other); }  // real dtypes only
+Tensor composite::vdot(const Tensor& self, const Tensor& other) {
+  return torchlite::dot(torchlite::conj(self), other);  // conj: self itself for real dtypes
+}
 
 Tensor composite::mv(const Tensor& self, const Tensor& vec) {
   check_mv(Tensor(), 1, self, vec);

@@ -67,6 +67,12 @@ namespace {
 using loss::check_reduction;
 using loss::reduce;
 
+// The losses PyTorch's kernels do not take complex numbers for: "<op>" not implemented for 'ComplexFloat'.
+void refuse_complex(const char* op, const Tensor& self, const Tensor& target) {
+  if (is_complex_type(self.scalar_type()) || is_complex_type(target.scalar_type())) {
+    throw_dtype_not_implemented(op, promote_types(self.scalar_type(), target.scalar_type()));
+  }
+}
 
 // where(cond, a, b) with b a number.
 Tensor where_else(const Tensor& cond, const Tensor& a, double b) { return torchlite::where(cond, a, number(b)); }
@@ -75,8 +81,7 @@ Tensor where_else(const Tensor& cond, const Tensor& a, double b) { return torchl
 
 Tensor composite::mse_loss(const Tensor& self, const Tensor& target, int64_t reduction) {
   check_reduction("mse_loss", reduction);
-  if (is_complex_type(self.scalar_type()) || is_complex_type(target.scalar_type()))  // as PyTorch's CPU kernel
-    throw_dtype_not_implemented("mse_loss", promote_types(self.scalar_type(), target.scalar_type()));
+  refuse_complex("mse_loss", self, target);  // as PyTorch's CPU kernel
   const Tensor d = sub(self, target);
   return reduce(mul(d, d), reduction);
 }
@@ -88,6 +93,7 @@ Tensor composite::l1_loss(const Tensor& self, const Tensor& target, int64_t redu
 
 Tensor composite::smooth_l1_loss(const Tensor& self, const Tensor& target, int64_t reduction, double beta) {
   check_reduction("smooth_l1_loss", reduction);
+  refuse_complex("smooth_l1_loss", self, target);  // as PyTorch's CPU kernel
   TL_CHECK(beta >= 0, "smooth_l1_loss does not support negative values for beta.");
   if (beta == 0) return l1_loss(self, target, reduction);
   const Tensor z = abs(sub(self, target));
@@ -97,6 +103,7 @@ Tensor composite::smooth_l1_loss(const Tensor& self, const Tensor& target, int64
 
 Tensor composite::huber_loss(const Tensor& self, const Tensor& target, int64_t reduction, double delta) {
   check_reduction("huber_loss", reduction);
+  refuse_complex("huber_loss", self, target);
   TL_CHECK(delta > 0, "huber_loss does not support non-positive values for delta.");
   const Tensor z = abs(sub(self, target));
   const Tensor quadratic = mul(mul(z, z), number(0.5)), linear = mul(sub(z, number(0.5 * delta)), number(delta));
@@ -130,6 +137,8 @@ Tensor composite::binary_cross_entropy_with_logits(const Tensor& self, const Ten
 
 Tensor composite::kl_div(const Tensor& self, const Tensor& target, int64_t reduction, bool log_target) {
   check_reduction("kl_div", reduction);
+  TL_CHECK(!is_complex_type(self.scalar_type()) && !is_complex_type(target.scalar_type()),
+           "kl_div: Complex inputs not supported.");
   Tensor l;
   if (log_target) {
     l = mul(exp(target), sub(target, self));

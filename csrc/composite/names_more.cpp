@@ -150,7 +150,8 @@ Tensor composite::addr(const Tensor& self, const Tensor& vec1, const Tensor& vec
   update_result_type(state, vec2);
   ScalarType result = result_type(state);
   for (const auto& [scalar, name] : {std::pair<const Scalar*, const char*>{&beta, "beta"}, {&alpha, "alpha"}}) {
-    TL_CHECK(is_floating_type(result) || scalar->is_integral(true), "For integral input tensors, argument ", name,
+    TL_CHECK(is_floating_type(result) || is_complex_type(result) || scalar->is_integral(true),
+             "For integral input tensors, argument ", name,
              " must not be a floating point number.");
     check_scalar_fits("addr", *scalar, result);
   }
@@ -161,7 +162,7 @@ Tensor composite::addr(const Tensor& self, const Tensor& vec1, const Tensor& vec
     return torchlite::logical_or(s, o);
   }
   Tensor prod = torchlite::mul(torchlite::outer(vec1, vec2), number(alpha));
-  if (beta.to<double>() == 0) {  // self ignored, NaN included; its shape and dtype still count
+  if (beta.to_complex() == Complex<double>(0)) {  // self ignored, NaN included; its shape and dtype still count
     return torchlite::add(prod, torchlite::mul(torchlite::zeros_like(self), number(int64_t(0))));
   }
   return torchlite::add(torchlite::mul(self, number(beta)), prod);

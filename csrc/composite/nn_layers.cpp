@@ -56,6 +56,7 @@ Tensor composite::gelu(const Tensor& self, std::string_view approximate) {
 }
 
 Tensor composite::glu(const Tensor& self, int64_t dim) {
+  if (is_complex_type(self.scalar_type())) throw_dtype_not_implemented("glu", self.scalar_type());  // as PyTorch
   TL_CHECK(self.dim() > 0, "glu does not support scalars because halving size must be even");
   const int64_t d = self.wrap_dim(dim), n = self.size(d);
   TL_CHECK(n % 2 == 0, "Halving dimension must be even, but dimension ", d, " is size ", n);

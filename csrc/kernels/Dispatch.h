@@ -38,6 +38,17 @@ void dispatch_dtype(ScalarType t, const char* op, const F& f, bool with_bool = t
   throw_dtype_not_implemented(op, t);
 }
 
+// f(T{}) for dispatch_dtype's dtypes and the complex ones (Complex<float>, Complex<double>), for kernels whose
+// work complex numbers support (moving, adding, multiplying, comparing for equality).
+template <typename F>
+void dispatch_dtype_and_complex(ScalarType t, const char* op, const F& f, bool with_bool = true) {
+  switch (t) {
+    case ScalarType::ComplexFloat: f(Complex<float>{}); return;
+    case ScalarType::ComplexDouble: f(Complex<double>{}); return;
+    default: dispatch_dtype(t, op, f, with_bool);
+  }
+}
+
 // f(T{}) for every dtype: dispatch_dtype's and the barebones unsigned (uint16/32/64) and complex ones, for
 // kernels that only move or convert elements (copies, casts).
 template <typename F>

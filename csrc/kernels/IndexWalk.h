@@ -135,6 +135,8 @@ template <typename T>
 T scalar_as(const Scalar& s) {
   if constexpr (std::is_same_v<T, bool>) {
     return s.to_bool();
+  } else if constexpr (is_complex_v<T>) {
+    return s.to<T>();
   } else if constexpr (std::is_integral_v<T>) {
     return s.is_floating_point() ? convert<T>(s.to_double()) : convert<T>(s.to_long());
   } else {

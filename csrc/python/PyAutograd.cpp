@@ -121,6 +121,8 @@ int64_t g_next_hook_id = 0;
 // not in the ctx, so nothing cycles through Python.
 class PyFunctionNode final : public Node {
  public:
+  // The user's backward decides what a complex gradient is (PyTorch's custom Functions take them too).
+  bool supports_complex() const override { return true; }
   PyFunctionNode(std::string name, py::function backward, std::vector<int> input_slots, size_t num_args,
                  bool materialize)
       : name_(std::move(name)),

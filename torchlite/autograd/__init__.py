@@ -38,6 +38,8 @@ def _make_grads(outputs, grads):
         if g is None:
             if o.requires_grad and o.numel() != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            if o.requires_grad and not o.dtype.is_floating_point:
+                raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got {o.dtype}")
             out.append(ones_like(o) if o.requires_grad else None)
             continue
         if not isinstance(g, Tensor):
@@ -45,7 +47,11 @@ def _make_grads(outputs, grads):
         if tuple(g.shape) != tuple(o.shape):
             raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and output[{i}] has a "
                                f"shape of {o.shape}.")
-        if g.dtype.is_floating_point != o.dtype.is_floating_point:
+        if g.dtype.is_complex != o.dtype.is_complex:
+            raise RuntimeError(f"For complex Tensors, both grad_output and output are required to have the same "
+                               f"dtype. Mismatch in dtype: grad_output[{i}] has a dtype of {g.dtype} and output[{i}] "
+                               f"has a dtype of {o.dtype}")
+        if g.dtype.is_floating_point != o.dtype.is_floating_point and not o.dtype.is_complex:
             raise TypeError(f"For a floating-point output, grad_output[{i}] must be floating point too, got {g.dtype}")
         out.append(g)
     return out

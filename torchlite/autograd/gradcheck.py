@@ -5,6 +5,12 @@ The analytical Jacobian comes from one backward pass per output element
 differences, perturbing each input element in place by +-eps. They must agree
 to atol + rtol * |numerical|, elementwise. A failure names the output, the
 input, the worst element and both values.
+
+Complex inputs and outputs count as pairs of real numbers (real part, imaginary
+part), as PyTorch's gradcheck sees them: the numerical Jacobian perturbs each
+input element by +-eps and +-eps*1j; the analytical one takes PyTorch's
+convention (the gradient of a real L with respect to z = x + iy is dL/dx +
+i dL/dy), with grad_output 1 and 1j for each element of a complex output.
 """
 import numpy as np
 
@@ -41,11 +47,20 @@ def _fail(msg, raise_exception):
 
 
 def _host(t):
-    """t's values as a float64 NumPy array (copied from the device first for CUDA tensors)."""
+    """t's values as a float64 NumPy array (copied from the device first for CUDA tensors); a complex tensor's
+    as (..., 2) arrays of its real and imaginary parts."""
     t = t.detach()
     if t.device.type != "cpu":
         t = t.cpu()
-    return np.asarray(t).astype(np.float64)
+    a = np.asarray(t)
+    if np.iscomplexobj(a):
+        return np.stack([a.real, a.imag], -1).astype(np.float64)
+    return a.astype(np.float64)
+
+
+def _parts(t):
+    """The real numbers each element of t stands for: 2 for a complex tensor, else 1."""
+    return 2 if t.dtype.is_complex else 1
 
 
 def _on_device(t, device):
@@ -78,16 +93,19 @@ def _numerical_jacobian(func, inputs, diff_idx, outputs, eps):
     for i in diff_idx:
         x = inputs[i]
         elem = _Element(x)
-        cols = {k: np.zeros((outputs[k].numel(), x.numel())) for k in range(len(outputs))}
+        steps = (eps, eps * 1j) if x.dtype.is_complex else (eps,)
+        cols = {k: np.zeros((outputs[k].numel() * _parts(outputs[k]), x.numel() * len(steps)))
+                for k in range(len(outputs))}
         for j, pos in enumerate(np.ndindex(*tuple(x.shape)) if x.dim() else [()]):
             orig = elem.get(pos)
-            elem.set(pos, orig + eps)
-            plus = [_host(o).reshape(-1) for o in _outputs(func, inputs)]
-            elem.set(pos, orig - eps)
-            minus = [_host(o).reshape(-1) for o in _outputs(func, inputs)]
-            elem.set(pos, orig)
-            for k in range(len(outputs)):
-                cols[k][:, j] = (plus[k] - minus[k]) / (2 * eps)
+            for part, step in enumerate(steps):
+                elem.set(pos, orig + step)
+                plus = [_host(o).reshape(-1) for o in _outputs(func, inputs)]
+                elem.set(pos, orig - step)
+                minus = [_host(o).reshape(-1) for o in _outputs(func, inputs)]
+                elem.set(pos, orig)
+                for k in range(len(outputs)):
+                    cols[k][:, j * len(steps) + part] = (plus[k] - minus[k]) / (2 * eps)
         for k in range(len(outputs)):
             jac[(k, i)] = cols[k]
     return jac
@@ -102,11 +120,12 @@ def _analytical_jacobian(outputs, inputs, diff_idx):
     problems = []
     diff_inputs = [inputs[i] for i in diff_idx]
     for k, o in enumerate(outputs):
-        rows = {i: np.zeros((o.numel(), inputs[i].numel())) for i in diff_idx}
+        units = (1, 1j) if o.dtype.is_complex else (1,)
+        rows = {i: np.zeros((o.numel() * len(units), inputs[i].numel() * _parts(inputs[i]))) for i in diff_idx}
         if o.requires_grad:
-            for r in range(o.numel()):
+            for r in range(o.numel() * len(units)):
                 g = zeros(tuple(o.shape), dtype=o.dtype)  # contiguous, so the flat view writes through
-                np.asarray(g).reshape(-1)[r] = 1
+                np.asarray(g).reshape(-1)[r // len(units)] = units[r % len(units)]
                 g = _on_device(g, o.device)
                 grads = autograd_grad((o,), diff_inputs, (g,), retain_graph=True, allow_unused=True)
                 for i, gi in zip(diff_idx, grads):
@@ -140,7 +159,7 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
         raise ValueError("gradcheck expects at least one input tensor to require gradient, but none of the them "
                          "have requires_grad=True.")
     for i in diff_idx:
-        if inputs[i].dtype != _C.float64:
+        if inputs[i].dtype not in (_C.float64, _C.complex128):
             import warnings
 
             warnings.warn(f"Input #{i} requires gradient and is not a double precision floating point. "
@@ -151,6 +170,9 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
         if not ok:
             return _fail(msg, raise_exception)
     if check_forward_ad:
+        if any(inputs[i].dtype.is_complex for i in diff_idx):
+            raise NotImplementedError("gradcheck: torchlite has no forward-mode AD for complex inputs yet "
+                                      "(check_forward_ad=True)")
         ok, _, msg = _check(func, inputs, eps, atol, rtol, forward=True)
         if not ok:
             return _fail("While considering forward AD: " + msg, raise_exception)
@@ -200,7 +222,7 @@ def _check(func, inputs, eps=1e-6, atol=1e-5, rtol=1e-3, forward=False):
     max_err = 0.0
     for (k, i), n in numerical.items():
         a = analytical[(k, i)]
-        if not outputs[k].dtype.is_floating_point:
+        if not (outputs[k].dtype.is_floating_point or outputs[k].dtype.is_complex):
             continue
         diff = np.abs(a - n)
         both_nan = np.isnan(a) & np.isnan(n)
@@ -210,8 +232,15 @@ def _check(func, inputs, eps=1e-6, atol=1e-5, rtol=1e-3, forward=False):
         if bad.any():
             err = np.where(bad, np.nan_to_num(diff, nan=np.inf), -1.0)  # NaN on one side: worst
             r, c = np.unravel_index(int(np.argmax(err)), err.shape)
-            in_idx = tuple(int(v) for v in np.unravel_index(c, tuple(inputs[i].shape))) if inputs[i].dim() else ()
-            out_idx = tuple(int(v) for v in np.unravel_index(r, tuple(outputs[k].shape))) if outputs[k].dim() else ()
+            in_part, out_part = _parts(inputs[i]), _parts(outputs[k])
+            in_idx = tuple(int(v) for v in np.unravel_index(c // in_part, tuple(inputs[i].shape))) \
+                if inputs[i].dim() else ()
+            out_idx = tuple(int(v) for v in np.unravel_index(r // out_part, tuple(outputs[k].shape))) \
+                if outputs[k].dim() else ()
+            if in_part == 2:
+                in_idx = f"{in_idx} ({('real', 'imaginary')[c % 2]} part)"
+            if out_part == 2:
+                out_idx = f"{out_idx} ({('real', 'imaginary')[r % 2]} part)"
             msg = (f"Jacobian mismatch for output {k} with respect to input {i}: at input element {in_idx} "
                    f"(output element {out_idx}) analytical {float(a[r, c])!r} vs numerical {float(n[r, c])!r} "
                    f"(atol={atol}, rtol={rtol}); {int(bad.sum())} of {bad.size} entries differ.\n"
@@ -230,10 +259,20 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
     return gradcheck(fn, all_inputs, eps=eps, atol=atol, rtol=rtol, raise_exception=raise_exception)
 
 
+def _random_like(o):
+    """Standard normal values shaped like o (a complex o: real and imaginary parts each normal)."""
+    from .. import complex as make_complex, randn
+
+    if o.dtype.is_complex:
+        real = _C.float64 if o.dtype == _C.complex128 else _C.float32
+        return make_complex(randn(tuple(o.shape), dtype=real, device=o.device),
+                            randn(tuple(o.shape), dtype=real, device=o.device))
+    return randn(tuple(o.shape), dtype=o.dtype, device=o.device)
+
+
 def _first_gradients(func, inputs, grad_outputs=None):
     """(function of inputs + grad_outputs returning func's first gradients with create_graph=True, those
     inputs): gradgradcheck is gradcheck of it."""
-    from .. import randn
     from . import grad as autograd_grad
 
     Tensor = _tensor_type()
@@ -241,7 +280,7 @@ def _first_gradients(func, inputs, grad_outputs=None):
     diff_idx = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
     if grad_outputs is None:
         outputs = [o for o in _outputs(func, inputs) if o.requires_grad]
-        grad_outputs = tuple(randn(tuple(o.shape), dtype=o.dtype, device=o.device).requires_grad_() for o in outputs)
+        grad_outputs = tuple(_random_like(o).requires_grad_() for o in outputs)
     else:
         grad_outputs = _as_tuple(grad_outputs)
     n_in = len(inputs)

@@ -376,17 +376,21 @@ class OpInfo:
 
 
 def _is_float_tensor(v):
-    return isinstance(v, tl.Tensor) and v.dtype.is_floating_point
+    """A tensor that can require grad: floating or complex."""
+    return isinstance(v, tl.Tensor) and (v.dtype.is_floating_point or v.dtype.is_complex)
 
 
 def _fresh_f64(t, rng, domain):
-    """A float64 tensor shaped like t with new random values in domain, keeping a transposed/sliced layout
+    """A float64 (complex128 for a complex t) tensor shaped like t with new random values in domain, keeping a transposed/sliced layout
     (an expanded one becomes contiguous: gradcheck needs every element to be its own memory)."""
     lo, hi = domain or (-2.0, 2.0)
     values = rng.uniform(lo, hi, size=tuple(t.shape))
+    dtype = tl.float64
+    if t.dtype.is_complex:  # complex128, with random imaginary parts too
+        values, dtype = values + 1j * rng.uniform(lo, hi, size=tuple(t.shape)), tl.complex128
     if t.is_contiguous() or 0 in t.stride() or t.dim() == 0:
-        return tl.tensor(values, dtype=tl.float64)
-    out = tl.empty_strided(tuple(t.shape), t.stride(), dtype=tl.float64)
+        return tl.tensor(values, dtype=dtype)
+    out = tl.empty_strided(tuple(t.shape), t.stride(), dtype=dtype)
     np.asarray(out)[...] = values
     return out
 

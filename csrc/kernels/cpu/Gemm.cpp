@@ -90,8 +90,12 @@ void blas_gemm(const Tensor& a, const Tensor& b, const Tensor& c, const Scalar& 
       const blasint nj = static_cast<blasint>(j1 - j0);
       if constexpr (std::is_same_v<T, float>) {
         scipy_cblas_sgemm(CblasRowMajor, A.trans, B.trans, m, nj, k, al, ai, A.ld, bi, B.ld, be, ci, ldc);
-      } else {
+      } else if constexpr (std::is_same_v<T, double>) {
         scipy_cblas_dgemm(CblasRowMajor, A.trans, B.trans, m, nj, k, al, ai, A.ld, bi, B.ld, be, ci, ldc);
+      } else if constexpr (std::is_same_v<T, Complex<float>>) {  // alpha, beta and the matrices by address
+        scipy_cblas_cgemm(CblasRowMajor, A.trans, B.trans, m, nj, k, &al, ai, A.ld, bi, B.ld, &be, ci, ldc);
+      } else {
+        scipy_cblas_zgemm(CblasRowMajor, A.trans, B.trans, m, nj, k, &al, ai, A.ld, bi, B.ld, &be, ci, ldc);
       }
     }
   });
@@ -135,13 +139,15 @@ void gemm_batched(const char* op, const Tensor& a, const Tensor& b, const Tensor
   int64_t batch = c.size(0), M = c.size(1), N = c.size(2), K = a.size(2);
   if (t == ScalarType::Bool) throw_dtype_not_implemented(op, t);
   if (batch == 0 || M == 0 || N == 0) return;
-  bool blas = (t == ScalarType::Float || t == ScalarType::Double) && (batch == 1 || M * N * K > kSmallGemm);
+  bool blas = (t == ScalarType::Float || t == ScalarType::Double || is_complex_type(t)) &&
+              (batch == 1 || M * N * K > kSmallGemm);
   if (blas) {
     TL_CHECK(M < INT_MAX && N < INT_MAX && K < INT_MAX, op, ": matrices too large for 32-bit BLAS");
-    if (t == ScalarType::Float) {
-      blas_gemm<float>(a, b, c, alpha, beta);
-    } else {
-      blas_gemm<double>(a, b, c, alpha, beta);
+    switch (t) {
+      case ScalarType::Float: blas_gemm<float>(a, b, c, alpha, beta); break;
+      case ScalarType::Double: blas_gemm<double>(a, b, c, alpha, beta); break;
+      case ScalarType::ComplexFloat: blas_gemm<Complex<float>>(a, b, c, alpha, beta); break;
+      default: blas_gemm<Complex<double>>(a, b, c, alpha, beta); break;
     }
     return;
   }
@@ -155,6 +161,8 @@ void gemm_batched(const char* op, const Tensor& a, const Tensor& b, const Tensor
     case ScalarType::BFloat16: plain_gemm<BFloat16, float>(a, b, c, alpha, beta); break;
     case ScalarType::Float: plain_gemm<float, float>(a, b, c, alpha, beta); break;
     case ScalarType::Double: plain_gemm<double, double>(a, b, c, alpha, beta); break;
+    case ScalarType::ComplexFloat: plain_gemm<Complex<float>, Complex<float>>(a, b, c, alpha, beta); break;
+    case ScalarType::ComplexDouble: plain_gemm<Complex<double>, Complex<double>>(a, b, c, alpha, beta); break;
     default: throw_dtype_not_implemented(op, t);
   }
 }

@@ -49,7 +49,7 @@ namespace {
 // out[i] = src[i + idx[i] * dim_stride] over a walk of (out, src with 0 along the dim, idx).
 void gather_walk(const Walk& w, const Tensor& out, const Tensor& src, const Tensor& idx, int64_t dim_stride,
                  const char* op) {
-  dispatch_dtype(src.scalar_type(), op, [&](auto tag) {
+  dispatch_dtype_and_complex(src.scalar_type(), op, [&](auto tag) {
     using T = decltype(tag);
     T* o = out.data<T>();
     const T* s = src.data<T>();
@@ -68,6 +68,9 @@ void scatter_impl(const Tensor& self, int64_t dim, const Tensor& index, const Te
                   Reduce reduce, bool include_self, const Tensor& out, const char* op) {
   ScalarType t = self.scalar_type();
   if (reduce == Reduce::Mean && t == ScalarType::Bool) throw_dtype_not_implemented("scatter_reduce (mean)", t);
+  if ((reduce == Reduce::Max || reduce == Reduce::Min) && is_complex_type(t)) {
+    throw_dtype_not_implemented(reduce == Reduce::Max ? "scatter_reduce (amax)" : "scatter_reduce (amin)", t);
+  }
   int64_t d = wrap_dim(dim, ndim_1d(self));
   into(out, t, false, [&](const Tensor& o) {
     if (!o.is_same(self)) copy_cast_cpu(o, self);
@@ -79,7 +82,7 @@ void scatter_impl(const Tensor& self, int64_t dim, const Tensor& index, const Te
     ost[d] = 0;
     DimVector srt = src ? strides_1d(*src) : zeros_dims(is.size());
     Walk w = make_walk(is.ref(), {ost.ref(), srt.ref(), ist.ref()});
-    dispatch_dtype(t, op, [&](auto tag) {
+    dispatch_dtype_and_complex(t, op, [&](auto tag) {
       using T = decltype(tag);
       using op_t = opmath_t<T>;
       T* po = o.data<T>();
@@ -100,7 +103,7 @@ void scatter_impl(const Tensor& self, int64_t dim, const Tensor& index, const Te
         if constexpr (std::is_floating_point_v<op_t>) {
           if (reduce == Reduce::Max) init = -std::numeric_limits<op_t>::infinity();
           if (reduce == Reduce::Min) init = std::numeric_limits<op_t>::infinity();
-        } else {
+        } else if constexpr (!is_complex_v<op_t>) {
           if (reduce == Reduce::Max) init = std::numeric_limits<op_t>::lowest();
           if (reduce == Reduce::Min) init = std::numeric_limits<op_t>::max();
         }
@@ -116,17 +119,21 @@ void scatter_impl(const Tensor& self, int64_t dim, const Tensor& index, const Te
         case Reduce::Prod:
           each([](T& dst, T v) { dst = convert<T>(static_cast<op_t>(dst) * static_cast<op_t>(v)); });
           break;
-        case Reduce::Max:
-          each([](T& dst, T v) {
-            op_t a = static_cast<op_t>(dst), b = static_cast<op_t>(v);
-            dst = convert<T>((a != a || a > b) ? a : b);  // NaN propagates
-          });
+        case Reduce::Max:  // refused for complex numbers above
+          if constexpr (!is_complex_v<op_t>) {
+            each([](T& dst, T v) {
+              op_t a = static_cast<op_t>(dst), b = static_cast<op_t>(v);
+              dst = convert<T>((a != a || a > b) ? a : b);  // NaN propagates
+            });
+          }
           break;
         case Reduce::Min:
-          each([](T& dst, T v) {
-            op_t a = static_cast<op_t>(dst), b = static_cast<op_t>(v);
-            dst = convert<T>((a != a || a < b) ? a : b);
-          });
+          if constexpr (!is_complex_v<op_t>) {
+            each([](T& dst, T v) {
+              op_t a = static_cast<op_t>(dst), b = static_cast<op_t>(v);
+              dst = convert<T>((a != a || a < b) ? a : b);
+            });
+          }
           break;
       }
       if (reduce != Reduce::Mean) return;
@@ -176,7 +183,7 @@ void index_source_impl(const Tensor& self, int64_t d, const Tensor& idx, const T
     ost[d] = 0;
     DimVector ist = along_dim(ss.size(), d);
     Walk w = make_walk(ss.ref(), {ost.ref(), sst.ref(), ist.ref()});
-    dispatch_dtype(self.scalar_type(), op, [&](auto tag) {
+    dispatch_dtype_and_complex(self.scalar_type(), op, [&](auto tag) {
       using T = decltype(tag);
       T* po = o.data<T>();
       const T* ps = source.data<T>();
@@ -201,7 +208,7 @@ void index_fill_impl(const Tensor& self, int64_t dim, const Tensor& index, const
     ost[d] = 0;
     DimVector ist = along_dim(os.size(), d);
     Walk w = make_walk(os.ref(), {ost.ref(), ist.ref()});
-    dispatch_dtype(self.scalar_type(), "index_fill", [&](auto tag) {
+    dispatch_dtype_and_complex(self.scalar_type(), "index_fill", [&](auto tag) {
       using T = decltype(tag);
       T* po = o.data<T>();
       const T v = scalar_as<T>(value);
@@ -221,7 +228,7 @@ void nonzero_fill(const Tensor& t, int64_t* out) {
   DimVector s = sizes_1d(t), st = strides_1d(t);
   Walk w = make_walk(s.ref(), {st.ref()});
   int64_t pos = 0;
-  dispatch_dtype(t.scalar_type(), "nonzero", [&](auto tag) {
+  dispatch_dtype_and_complex(t.scalar_type(), "nonzero", [&](auto tag) {
     using T = decltype(tag);
     const T* p = t.data<T>();
     walk(w, false, [&](const int64_t* off, int64_t n, const int64_t* step) {
@@ -246,7 +253,7 @@ int64_t kernels::count_nonzero_cpu(const Tensor& t) {
   int64_t c = 0;
   DimVector s = sizes_1d(t), st = strides_1d(t);
   Walk w = make_walk(s.ref(), {st.ref()});
-  dispatch_dtype(t.scalar_type(), "nonzero", [&](auto tag) {
+  dispatch_dtype_and_complex(t.scalar_type(), "nonzero", [&](auto tag) {
     using T = decltype(tag);
     const T* p = t.data<T>();
     walk(w, false, [&](const int64_t* off, int64_t n, const int64_t* step) {
@@ -529,7 +536,7 @@ void masked_fill_impl(const Tensor& self, const Tensor& mask, const Scalar& valu
   into(out, self.scalar_type(), false, [&](const Tensor& o) {
     DimVector ost(o.strides()), sst = expanded_strides(self, o.sizes()), mst = expanded_strides(mask, o.sizes());
     Walk w = make_walk(o.sizes(), {ost.ref(), sst.ref(), mst.ref()});
-    dispatch_dtype(self.scalar_type(), "masked_fill", [&](auto tag) {
+    dispatch_dtype_and_complex(self.scalar_type(), "masked_fill", [&](auto tag) {
       using T = decltype(tag);
       const T v = scalar_as<T>(value);
       const T* ps = self.data<T>();
@@ -558,7 +565,7 @@ void kernels::masked_select_out_cpu(const Tensor& self, const Tensor& mask, cons
   DimVector sst = expanded_strides(self, shape.ref()), mst = expanded_strides(mask, shape.ref());
   Walk w = make_walk(shape.ref(), {sst.ref(), mst.ref()});
   into(out, self.scalar_type(), true, [&](const Tensor& o) {
-    dispatch_dtype(self.scalar_type(), "masked_select", [&](auto tag) {
+    dispatch_dtype_and_complex(self.scalar_type(), "masked_select", [&](auto tag) {
       using T = decltype(tag);
       const T* ps = self.data<T>();
       const bool* pm = mask.data<bool>();
@@ -585,7 +592,7 @@ void kernels::masked_scatter_out_cpu(const Tensor& self, const Tensor& mask, con
     TL_CHECK(count <= source.numel(), "Number of elements of source < number of ones in mask");
     if (!o.is_same(self)) copy_cast_cpu(o, self);
     Tensor src = contiguous_as(source, source.scalar_type());
-    dispatch_dtype(self.scalar_type(), "masked_scatter", [&](auto tag) {
+    dispatch_dtype_and_complex(self.scalar_type(), "masked_scatter", [&](auto tag) {
       using T = decltype(tag);
       const T* ps = src.data<T>();
       T* po = o.data<T>();
@@ -616,7 +623,7 @@ void kernels::index_put_out_cpu(const Tensor& self, ArrayRef<std::optional<Tenso
     if (!o.is_same(self)) copy_cast_cpu(o, self);
     DimVector vst = expanded_strides(values, a.result.ref());
     Walk w = make_walk(a.result.ref(), {a.src_strides.ref(), vst.ref(), a.lin_strides.ref()});
-    dispatch_dtype(self.scalar_type(), "index_put", [&](auto tag) {
+    dispatch_dtype_and_complex(self.scalar_type(), "index_put", [&](auto tag) {
       using T = decltype(tag);
       using op_t = opmath_t<T>;
       T* po = a.base.data<T>();

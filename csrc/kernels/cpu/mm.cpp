@@ -32,7 +32,7 @@ void add_product(const char* op, const Tensor& self, const Tensor& a, const Tens
   bool in_place = out.is_same(self);
   Tensor c = gemm_target(out, t, {&a, &b});
   // beta = 0 ignores self (NaN included); for integers beta is cast first (0.5 gives 0).
-  bool use_self = is_integral_type(t, false) ? beta.to_long() != 0 : beta.to_double() != 0.0;
+  bool use_self = is_integral_type(t, false) ? beta.to_long() != 0 : beta.to_complex() != Complex<double>(0);
   if (use_self && !(in_place && c.is_same(out))) copy_cast_cpu(c, self);
   Scalar b_eff = use_self ? beta : Scalar(int64_t(0));
   if (batched) {

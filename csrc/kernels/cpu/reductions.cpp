@@ -45,7 +45,8 @@ namespace {
 
 template <typename T>
 void prod_rows(const Rows& r, const Tensor& result) {
-  using acc_t = std::conditional_t<is_floating_v<T>, double, int64_t>;
+  using acc_t = std::conditional_t<is_complex_v<T>, Complex<double>,
+                                   std::conditional_t<is_floating_v<T>, double, int64_t>>;
   const T* in = r.in.data<T>();
   T* out = result.data<T>();
   reduce::for_each_row(r.nout, r.row, [&](int64_t o) {
@@ -65,7 +66,7 @@ void prod_rows(const Rows& r, const Tensor& result) {
 void prod_impl(const Tensor& self, uint64_t mask, ScalarType t, const Tensor& out) {
   Rows r = reduce::rows(self, mask, t);
   Tensor result = reduce::target_for(out, t);
-  dispatch_dtype(t, "prod", [&](auto tag) { prod_rows<decltype(tag)>(r, result); });
+  dispatch_dtype_and_complex(t, "prod", [&](auto tag) { prod_rows<decltype(tag)>(r, result); });
   reduce::finish(out, result);
 }
 
@@ -208,7 +209,7 @@ void logical_impl(const char* op, const Tensor& self, uint64_t mask, const Tenso
   ScalarType t = self.scalar_type();
   Rows r = reduce::rows(self, mask, t);
   Tensor result = reduce::target_for(out, ScalarType::Bool);
-  dispatch_dtype(t, op, [&](auto tag) {
+  dispatch_dtype_and_complex(t, op, [&](auto tag) {
     using T = decltype(tag);
     const T* in = r.in.data<T>();
     bool* o = result.data<bool>();

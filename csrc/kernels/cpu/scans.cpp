@@ -31,7 +31,7 @@ void scan_rows(const char* op, const Tensor& self, int64_t dim, ScalarType t, co
                        st == ScalarType::Int16 || st == ScalarType::Int32);
   Rows r = reduce::rows(self, mask, narrow ? st : t);
   Tensor result = direct ? target : empty_tensor(r.in.sizes(), t, self.device());
-  dispatch_dtype(t, op, [&](auto tag) {
+  dispatch_dtype_and_complex(t, op, [&](auto tag) {
     using T = decltype(tag);
     T* o = result.data<T>();
     auto run = [&](const auto* in) {
@@ -93,13 +93,14 @@ void cum_extreme(const char* op, const Tensor& self, int64_t dim, const Tensor& 
 
 namespace {
 
-// A running accumulation (double for floating dtypes, int64 for integers) from `init` with `combine`.
+// A running accumulation (double for floating dtypes, complex<double> for complex ones, int64 for integers) from `init` with `combine`.
 template <typename Combine>
 void accumulate_rows(const char* op, const Tensor& self, int64_t dim, ScalarType t, const Tensor& out, int init,
                      const Combine& combine) {
   scan_rows(op, self, dim, t, out, [&](const auto* x, auto* o, int64_t n) {
     using T = std::remove_reference_t<decltype(*o)>;  // the result's dtype (x may be narrower)
-    using acc_t = std::conditional_t<is_floating_v<T>, double, int64_t>;
+    using acc_t = std::conditional_t<is_complex_v<T>, Complex<double>,
+                                     std::conditional_t<is_floating_v<T>, double, int64_t>>;
     acc_t acc = init;
     for (int64_t i = 0; i < n; ++i) {
       acc = combine(acc, static_cast<acc_t>(static_cast<opmath_t<T>>(x[i])));
