@@ -675,6 +675,20 @@ def test_composites_on_complex_inputs_as_pytorch():
             fn()
 
 
+def test_vector_norm_of_complex_numbers():  # the norm of the moduli, real, as PyTorch
+    a = crandn((3, 4), np.complex128, 25)
+    x = tl.tensor(a)
+    for ord in (2, 1, float("inf"), 3):
+        np.testing.assert_allclose(tl.linalg.vector_norm(x, ord=ord).item(),
+                                   np.linalg.norm(a.ravel(), ord=ord), rtol=1e-13)
+    n = tl.linalg.vector_norm(x.to(tl.complex64), dim=1)
+    assert n.dtype is tl.float32
+    np.testing.assert_allclose(n.numpy(), np.linalg.norm(a, axis=1), rtol=1e-6)
+    assert tl.linalg.vector_norm(x.to(tl.complex64), dtype=tl.complex128).dtype is tl.float64
+    with pytest.raises(RuntimeError, match="dtype should be complex for complex inputs, but got Double"):
+        tl.linalg.vector_norm(x, dtype=tl.float64)
+
+
 def test_angle():
     a = crandn((5,), np.complex128, 9)
     np.testing.assert_allclose(tl.angle(tl.tensor(a)).numpy(), np.angle(a), rtol=1e-15)

@@ -403,6 +403,13 @@ Tensor composite::matrix_exp(const Tensor& self) { return torchlite::linalg_matr
 // ------------------------------------------------------------------ norms, condition number, rank, pinv
 Tensor composite::linalg_vector_norm(const Tensor& x, const Scalar& ord, std::optional<IntArrayRef> dim, bool keepdim,
                                      std::optional<ScalarType> dtype) {
+  if (is_complex_type(x.scalar_type())) {  // the norm of the moduli, in the real dtype of the same precision
+    TL_CHECK(!dtype.has_value() || is_complex_type(*dtype), "linalg.vector_norm: dtype should be complex for "
+             "complex inputs, but got ", scalar_type_name(*dtype));
+    std::optional<ScalarType> real;
+    if (dtype.has_value()) real = to_real_type(*dtype);
+    return norm(abs(x), ord, dim, keepdim, real);
+  }
   TL_CHECK(is_floating_type(x.scalar_type()), "linalg.vector_norm: Expected a floating point or complex tensor as "
            "input. Got ", scalar_type_name(x.scalar_type()));
   return norm(x, ord, dim, keepdim, dtype);
