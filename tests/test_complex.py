@@ -633,6 +633,8 @@ def test_on_the_emulated_cuda_device(tmp_path):
         "assert x.sum().item() == 4 + 1j and x.prod().item() == (1 + 2j) * (3 - 1j) and x.cumsum(0).cpu().tolist() == [1 + 2j, 4 + 1j]\n"
         "assert x[tl.tensor([1, 0, 1]).cuda()].cpu().tolist() == [3 - 1j, 1 + 2j, 3 - 1j] and x.flip(0).cpu().tolist() == [3 - 1j, 1 + 2j]\n"
         "assert (x.view(2, 1) @ x.view(1, 2)).cpu().tolist() == [[-3 + 4j, 5 + 5j], [5 + 5j, 8 - 6j]]\n"
+        "r = tl.randn(1000, dtype=tl.complex64, device='cuda')\n"
+        "assert r.dtype is tl.complex64 and 0.3 < r.real.cpu().var().item() < 0.7\n"
         "u = tl.tensor([1, 2], dtype=tl.uint32).cuda()\n"
         "assert (u * u).cpu().tolist() == [1, 4] and (u == 2).cpu().tolist() == [False, True]\n"
         "print('ok')\n")
@@ -687,6 +689,25 @@ def test_vector_norm_of_complex_numbers():  # the norm of the moduli, real, as P
     assert tl.linalg.vector_norm(x.to(tl.complex64), dtype=tl.complex128).dtype is tl.float64
     with pytest.raises(RuntimeError, match="dtype should be complex for complex inputs, but got Double"):
         tl.linalg.vector_norm(x, dtype=tl.float64)
+
+
+def test_random_complex_tensors():  # as PyTorch: each part drawn on its own (normal: variance 1/2 each)
+    tl.manual_seed(5)
+    z = tl.randn(20000, dtype=tl.complex64)
+    assert z.dtype is tl.complex64
+    a = z.numpy()
+    assert abs(a.real.mean()) < 0.03 and abs(a.imag.mean()) < 0.03
+    assert abs(a.real.var() - 0.5) < 0.03 and abs(a.imag.var() - 0.5) < 0.03
+    assert abs(np.corrcoef(a.real, a.imag)[0, 1]) < 0.03
+    u = tl.rand(20000, dtype=tl.complex128).numpy()
+    assert u.real.min() >= 0 and u.real.max() < 1 and u.imag.min() >= 0 and u.imag.max() < 1
+    assert abs(u.real.mean() - 0.5) < 0.01 and abs(u.imag.mean() - 0.5) < 0.01
+    n = tl.empty(20000, dtype=tl.complex128).normal_(2.0, 4.0).numpy()
+    assert abs(n.real.mean() - 2) < 0.1 and abs(n.imag.mean() - 2) < 0.1 and abs(np.var(n) - 16) < 0.8
+    tl.manual_seed(5)
+    again = tl.randn(20000, dtype=tl.complex64)
+    assert np.array_equal(again.numpy(), a)
+    assert tl.randn_like(z).dtype is tl.complex64 and tl.rand_like(z).dtype is tl.complex64
 
 
 def test_angle():
