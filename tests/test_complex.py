@@ -689,6 +689,15 @@ def test_vector_norm_of_complex_numbers():  # the norm of the moduli, real, as P
     assert tl.linalg.vector_norm(x.to(tl.complex64), dtype=tl.complex128).dtype is tl.float64
     with pytest.raises(RuntimeError, match="dtype should be complex for complex inputs, but got Double"):
         tl.linalg.vector_norm(x, dtype=tl.float64)
+    # torchlite.norm / Tensor.norm, dist, pairwise_distance and renorm take the moduli's norm too
+    np.testing.assert_allclose(x.norm().item(), np.linalg.norm(a), rtol=1e-13)
+    np.testing.assert_allclose(tl.norm(x, p=1, dim=1).numpy(), np.abs(a).sum(1), rtol=1e-13)
+    b = crandn((3, 4), np.complex128, 26)
+    np.testing.assert_allclose(tl.dist(x, tl.tensor(b), 3).item(), np.linalg.norm((a - b).ravel(), 3), rtol=1e-13)
+    np.testing.assert_allclose(tl.nn.functional.pairwise_distance(x, tl.tensor(b), eps=0).numpy(),
+                               np.linalg.norm(a - b, axis=1), rtol=1e-13)
+    r = tl.renorm(x, 2, 0, 1.0).numpy()
+    np.testing.assert_allclose(np.linalg.norm(r, axis=1), np.minimum(np.linalg.norm(a, axis=1), 1.0), rtol=1e-6)
 
 
 def test_random_complex_tensors():  # as PyTorch: each part drawn on its own (normal: variance 1/2 each)

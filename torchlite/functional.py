@@ -125,9 +125,13 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
             return _C._linalg.linalg_matrix_norm(input, "nuc", nuc_dim, keepdim, dtype=dtype, out=out)
         else:
             raise RuntimeError(f"linalg.matrix_norm: Order {p} not supported.")
+    if getattr(getattr(input, "dtype", None), "is_complex", False):  # the moduli's norm, as linalg.vector_norm
+        fn, p = _C._linalg.linalg_vector_norm, 2 if p is None else p
+    else:
+        fn = _C._functions.norm
     if out is None:
-        return _C._functions.norm(input, p, dim, keepdim, dtype=dtype)
-    return _C._functions.norm(input, p, dim, keepdim, dtype=dtype, out=out)
+        return fn(input, p, dim, keepdim, dtype=dtype)
+    return fn(input, p, dim, keepdim, dtype=dtype, out=out)
 
 
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):

@@ -37,6 +37,7 @@
 #include "ops/ge_Tensor.h"
 #include "ops/index_select.h"
 #include "ops/le_Tensor.h"
+#include "ops/linalg_vector_norm.h"
 #include "ops/log.h"
 #include "ops/log_sigmoid.h"
 #include "ops/log1p.h"
@@ -228,9 +229,10 @@ Tensor composite::multi_margin_loss(const Tensor& self, const Tensor& target, co
 
 Tensor composite::pairwise_distance(const Tensor& x1, const Tensor& x2, double p, double eps, bool keepdim) {
   const int64_t last = std::max(x1.dim(), x2.dim()) - 1;
-  if (last < 0) return norm(add(sub(x1, x2), number(eps)), Scalar(p), std::nullopt, keepdim);
+  // linalg_vector_norm: a complex difference's norm is its moduli's
+  if (last < 0) return linalg_vector_norm(add(sub(x1, x2), number(eps)), Scalar(p), std::nullopt, keepdim);
   const int64_t dim[] = {last};
-  return norm(add(sub(x1, x2), number(eps)), Scalar(p), IntArrayRef(dim, 1), keepdim);
+  return linalg_vector_norm(add(sub(x1, x2), number(eps)), Scalar(p), IntArrayRef(dim, 1), keepdim);
 }
 
 Tensor composite::cosine_similarity(const Tensor& x1, const Tensor& x2, int64_t dim, double eps) {

@@ -47,6 +47,7 @@
 #include "ops/hstack.h"
 #include "ops/isnan.h"
 #include "ops/le_Tensor.h"
+#include "ops/linalg_vector_norm.h"
 #include "ops/ge_Tensor.h"
 #include "ops/logaddexp.h"
 #include "ops/logical_not.h"
@@ -202,7 +203,7 @@ Tensor composite::inner(const Tensor& self, const Tensor& other) {
 }
 
 Tensor composite::dist(const Tensor& self, const Tensor& other, const Scalar& p) {
-  return torchlite::norm(torchlite::sub(self, other), p);
+  return torchlite::linalg_vector_norm(torchlite::sub(self, other), p);  // (complex: the moduli's norm)
 }
 
 Tensor composite::diff(const Tensor& self, int64_t n, int64_t dim, const std::optional<Tensor>& prepend,

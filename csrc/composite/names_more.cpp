@@ -83,6 +83,7 @@
 #include "ops/isfinite.h"
 #include "ops/isnan.h"
 #include "ops/lerp_Tensor.h"
+#include "ops/linalg_vector_norm.h"
 #include "ops/log.h"
 #include "ops/log2.h"
 #include "ops/logical_not.h"
@@ -288,7 +289,7 @@ Tensor composite::renorm(const Tensor& self, const Scalar& p, int64_t dim, const
   DimVector others;
   for (int64_t d = 0; d < self.dim(); ++d)
     if (d != dim) others.push_back(d);
-  Tensor norms = torchlite::norm(self, p, others.ref(), /*keepdim=*/true);
+  Tensor norms = torchlite::linalg_vector_norm(self, p, others.ref(), /*keepdim=*/true);  // real for complex self
   // PyTorch's factor: maxnorm / (norm + 1e-7) where the norm exceeds maxnorm, else 1.
   Tensor factor = torchlite::where(torchlite::gt(norms, number(maxnorm)),
                                    torchlite::div(number(maxnorm), torchlite::add(norms, number(1e-7))),
