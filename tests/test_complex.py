@@ -700,6 +700,23 @@ def test_vector_norm_of_complex_numbers():  # the norm of the moduli, real, as P
     np.testing.assert_allclose(np.linalg.norm(r, axis=1), np.minimum(np.linalg.norm(a, axis=1), 1.0), rtol=1e-6)
 
 
+def test_var_and_std_of_complex_numbers():  # real: the mean squared modulus of the deviations, as NumPy
+    a = crandn((3, 5), np.complex128, 27)
+    x = tl.tensor(a)
+    assert x.var().dtype is tl.float64 and x.to(tl.complex64).std().dtype is tl.float32
+    np.testing.assert_allclose(x.var().item(), np.var(a, ddof=1), rtol=1e-13)
+    np.testing.assert_allclose(x.std(1).numpy(), np.std(a, axis=1, ddof=1), rtol=1e-13)
+    np.testing.assert_allclose(tl.var(x, 0, correction=0, keepdim=True).numpy(), np.var(a, 0, keepdims=True),
+                               rtol=1e-13)
+    v, m = tl.var_mean(x, 1)
+    assert v.dtype is tl.float64 and m.dtype is tl.complex128
+    np.testing.assert_allclose(v.numpy(), np.var(a, 1, ddof=1), rtol=1e-13)
+    np.testing.assert_allclose(m.numpy(), a.mean(1), rtol=1e-13)
+    s_, m = tl.std_mean(x.to(tl.complex64))
+    np.testing.assert_allclose(s_.item(), np.std(a, ddof=1), rtol=1e-5)
+    np.testing.assert_allclose(m.item(), a.mean(), rtol=1e-5)
+
+
 def test_random_complex_tensors():  # as PyTorch: each part drawn on its own (normal: variance 1/2 each)
     tl.manual_seed(5)
     z = tl.randn(20000, dtype=tl.complex64)

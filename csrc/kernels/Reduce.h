@@ -138,7 +138,8 @@ inline void check_logical_out(const char* op, const Tensor& out) {
 }
 
 inline void check_var_dtype(const Tensor& self) {
-  TL_CHECK(is_floating_type(self.scalar_type()), "std and var only support floating point and complex dtypes");
+  TL_CHECK(is_floating_type(self.scalar_type()) || is_complex_type(self.scalar_type()),
+           "std and var only support floating point and complex dtypes");
 }
 
 inline std::string p_text(const Scalar& p) {

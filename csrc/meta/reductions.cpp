@@ -87,8 +87,10 @@ TensorMeta meta::logical_reduction_meta(const Tensor& self, std::optional<IntArr
 
 std::array<TensorMeta, 2> meta::var_mean_meta(const Tensor& self, std::optional<IntArrayRef> dim,
                                               const std::optional<Scalar>& correction, bool keepdim) {
+  // The variance of complex numbers is real; their mean complex.
   TensorMeta m = make_meta(self, mask_of(self, dim), keepdim, self.scalar_type());
-  return {m, m};
+  TensorMeta v = make_meta(self, mask_of(self, dim), keepdim, to_real_type(self.scalar_type()));
+  return {v, m};
 }
 
 TensorMeta meta::norm_meta(const Tensor& self, const std::optional<Scalar>& p, std::optional<IntArrayRef> dim,

@@ -232,6 +232,41 @@ void logical_impl(const char* op, const Tensor& self, uint64_t mask, const Tenso
 
 // ------------------------------------------------------------------ var / std
 
+// Complex rows: the variance is the mean squared modulus of the deviations (var(re) + var(im), a real number),
+// the mean complex, as PyTorch.
+void complex_var_mean(const Rows& r, double c, bool take_sqrt, const Tensor& var_out, const Tensor& mean_out) {
+  const ScalarType t = r.in.scalar_type();
+  Tensor v = reduce::target_for(var_out, to_real_type(t));
+  Tensor m = mean_out.defined() ? reduce::target_for(mean_out, t) : Tensor();
+  const auto run = [&](auto tag) {
+    using T = decltype(tag);
+    using R = typename T::value_type;
+    const T* in = r.in.data<T>();
+    R* vo = v.data<R>();
+    T* mo = m.defined() ? m.data<T>() : nullptr;
+    reduce::for_each_row(r.nout, r.row, [&](int64_t k) {
+      const T* x = in + k * r.row;
+      const int64_t n = r.row;
+      const double re = reduce::sum_row<double>(n, [&](int64_t i) { return static_cast<double>(x[i].re); }) / n;
+      const double im = reduce::sum_row<double>(n, [&](int64_t i) { return static_cast<double>(x[i].im); }) / n;
+      const double ssd = reduce::sum_row<double>(n, [&](int64_t i) {
+        const double dr = static_cast<double>(x[i].re) - re, di = static_cast<double>(x[i].im) - im;
+        return dr * dr + di * di;
+      });
+      const double var = ssd / std::max(0.0, static_cast<double>(n) - c);
+      vo[k] = static_cast<R>(take_sqrt ? std::sqrt(var) : var);
+      if (mo) mo[k] = T(static_cast<R>(re), static_cast<R>(im));
+    });
+  };
+  if (t == ScalarType::ComplexFloat) {
+    run(Complex<float>{});
+  } else {
+    run(Complex<double>{});
+  }
+  reduce::finish(var_out, v);
+  if (m.defined()) reduce::finish(mean_out, m);
+}
+
 // var (or std) and mean of each row; std_out/mean_out may be undefined.
 void var_mean_impl(const Tensor& self, std::optional<IntArrayRef> dim, const std::optional<Scalar>& correction,
                    bool take_sqrt, const Tensor& var_out, const Tensor& mean_out) {
@@ -240,6 +275,7 @@ void var_mean_impl(const Tensor& self, std::optional<IntArrayRef> dim, const std
   double c = correction.has_value() ? correction->to_double() : 1.0;
   ScalarType t = self.scalar_type();
   Rows r = reduce::rows(self, mask, t);
+  if (is_complex_type(t)) return complex_var_mean(r, c, take_sqrt, var_out, mean_out);
   Tensor v = reduce::target_for(var_out, t);
   Tensor m = mean_out.defined() ? reduce::target_for(mean_out, t) : Tensor();
   dispatch_floating(t, take_sqrt ? "std" : "var", [&](auto tag) {
