@@ -84,9 +84,10 @@ class Scalar {
 std::string to_string(const Scalar& s);
 
 // PyTorch's checked conversion of a Python number to a tensor's dtype (c10's checked_convert): whether `s`
-// can be stored in dtype `t` without overflow. Integers: in range (an unsigned type also takes negative
-// values down to -max, which wrap as two's complement); NaN and infinities never fit. Floating types:
-// finite values within the type's range, and any infinity or NaN. bool takes anything.
+// can be stored in dtype `t` without overflow. Integer dtypes: values in range (an unsigned type also takes
+// negative integers down to -max, which wrap as two's complement, but no negative float); NaN and infinities
+// never fit. Floating types: finite values within the type's range, and any infinity or NaN; complex types:
+// both parts so; a complex value fits no real dtype. bool takes anything.
 bool scalar_fits(const Scalar& s, ScalarType t);
 // Raises RuntimeError "<op>: value <s> cannot be converted to type <C++ type> without overflow".
 void check_scalar_fits(const char* op, const Scalar& s, ScalarType t);
