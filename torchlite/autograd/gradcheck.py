@@ -259,20 +259,10 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
     return gradcheck(fn, all_inputs, eps=eps, atol=atol, rtol=rtol, raise_exception=raise_exception)
 
 
-def _random_like(o):
-    """Standard normal values shaped like o (a complex o: real and imaginary parts each normal)."""
-    from .. import complex as make_complex, randn
-
-    if o.dtype.is_complex:
-        real = _C.float64 if o.dtype == _C.complex128 else _C.float32
-        return make_complex(randn(tuple(o.shape), dtype=real, device=o.device),
-                            randn(tuple(o.shape), dtype=real, device=o.device))
-    return randn(tuple(o.shape), dtype=o.dtype, device=o.device)
-
-
 def _first_gradients(func, inputs, grad_outputs=None):
     """(function of inputs + grad_outputs returning func's first gradients with create_graph=True, those
     inputs): gradgradcheck is gradcheck of it."""
+    from .. import randn
     from . import grad as autograd_grad
 
     Tensor = _tensor_type()
@@ -280,7 +270,7 @@ def _first_gradients(func, inputs, grad_outputs=None):
     diff_idx = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
     if grad_outputs is None:
         outputs = [o for o in _outputs(func, inputs) if o.requires_grad]
-        grad_outputs = tuple(_random_like(o).requires_grad_() for o in outputs)
+        grad_outputs = tuple(randn(tuple(o.shape), dtype=o.dtype, device=o.device).requires_grad_() for o in outputs)
     else:
         grad_outputs = _as_tuple(grad_outputs)
     n_in = len(inputs)
