@@ -1,7 +1,7 @@
 #pragma once
 // The one matrix-product engine of the CPU kernels (mm, bmm, addmm, baddbmm):
-// scipy-openblas32's gemm (sgemm, dgemm, cgemm, zgemm) for float32/float64/complex64/complex128, a plain loop (accumulating in
-// float for half/bfloat16, int64 for integers) otherwise.
+// scipy-openblas32's gemm (sgemm, dgemm, cgemm, zgemm) for float32/float64/complex64/complex128, a plain
+// loop (accumulating in float for half/bfloat16, int64 for integers) otherwise.
 #include "core/Scalar.h"
 #include "core/Tensor.h"
 

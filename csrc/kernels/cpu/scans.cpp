@@ -93,7 +93,8 @@ void cum_extreme(const char* op, const Tensor& self, int64_t dim, const Tensor& 
 
 namespace {
 
-// A running accumulation (double for floating dtypes, complex<double> for complex ones, int64 for integers) from `init` with `combine`.
+// A running accumulation (double for floating dtypes, Complex<double> for complex ones, int64 for integers) from
+// `init` with `combine`.
 template <typename Combine>
 void accumulate_rows(const char* op, const Tensor& self, int64_t dim, ScalarType t, const Tensor& out, int init,
                      const Combine& combine) {
