@@ -76,6 +76,10 @@ Tensor linalg_inv_backward(const Tensor& grad, const Tensor& inverse);
 Tensor linalg_det_backward(const Tensor& grad, const Tensor& A, const Tensor& det);
 Tensor linalg_slogdet_backward(const Tensor& grad_logabsdet, const Tensor& A);
 Tensor linalg_cholesky_backward(const Tensor& grad, const Tensor& L, bool upper);
+// torch.fft (helpers_fft.cpp): the gradients of _fft_r2c and _fft_c2r (codegen/helpers.yaml describes each).
+Tensor fft_r2c_backward(const Tensor& grad, IntArrayRef dim, int64_t normalization, bool onesided,
+                        IntArrayRef self_sizes);
+Tensor fft_c2r_backward(const Tensor& grad, IntArrayRef dim, int64_t normalization);
 // Forward mode of the LAPACK ops: their results' tangents from the inputs' (helpers_linalg.cpp).
 Tensor linalg_inv_jvp(const Tensor& A_t, const Tensor& inverse);
 Tensor linalg_det_jvp(const Tensor& A_t, const Tensor& A, const Tensor& det);
