@@ -125,6 +125,11 @@ CASES = {
     "norm inf": (["norm_backward", "norm_jvp"], lambda x: x.norm(INF, 1), lambda: [rand(3, 4)]),
     "norm -inf": (["norm_backward", "norm_jvp"], lambda x: x.norm(-INF), lambda: [rand(3, 4)]),
     "norm 0": (["norm_backward", "norm_jvp"], lambda x: x.norm(0, 1), lambda: [rand(3, 4)]),
+    "rfft": (["fft_r2c_backward"], lambda x: tl.fft.rfft(x, dim=0, norm="ortho"), lambda: [rand(6, 3)]),
+    "fft of real input": (["fft_r2c_backward"], lambda x: tl.fft.fft(x, n=5), lambda: [rand(2, 4)]),
+    "rfftn odd": (["fft_r2c_backward"], lambda x: tl.fft.rfftn(x, norm="forward"), lambda: [rand(3, 5)]),
+    "irfft odd": (["fft_c2r_backward"], lambda z: tl.fft.irfft(z, n=7), lambda: [crand(3, 4)]),
+    "irfftn even": (["fft_c2r_backward"], lambda z: tl.fft.irfftn(z, s=(3, 6)), lambda: [crand(3, 4)]),
     "cumsum": (["cumsum_backward"], lambda x: x.cumsum(1), lambda: [rand(3, 4)]),
     "softmax": (["softmax_jvp", "softmax_double_backward"], lambda x: tl.softmax(x, 1), lambda: [rand(3, 4)]),
     "log_softmax": (["log_softmax_jvp", "log_softmax_double_backward"], lambda x: tl.log_softmax(x, 0),
@@ -345,7 +350,8 @@ def test_var_over_an_empty_dim_list_reduces_every_dim():
 
 # These torch.linalg kernels have no `jvp:` yet (forward mode raises NotImplementedError for them): issue 18.
 NO_FORWARD_AD = {"linalg.lu_factor", "linalg.lu_solve", "linalg.qr", "linalg.svd", "linalg.lstsq",
-                 "add complex alpha"}  # (no forward mode of complex tensors yet: tests/test_complex.py checks it)
+                 # no forward mode of complex tensors yet (tests/test_complex.py checks it), so none for the FFTs
+                 "add complex alpha", "rfft", "fft of real input", "rfftn odd", "irfft odd", "irfftn even"}
 
 
 @pytest.mark.parametrize("name", [n for n in CASES if n not in NO_FORWARD_AD])

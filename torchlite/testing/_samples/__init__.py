@@ -20,8 +20,8 @@ A module may define:
   kernel that has a CPU twin.
 An op's sample is given once, in one module; the registry refuses a name the schema does not have.
 """
-from . import (conv, core, creation, indexing, kernels, linalg, loss_elementwise, losses, nn_layers, norm, pad,
+from . import (conv, core, creation, fft, indexing, kernels, linalg, loss_elementwise, losses, nn_layers, norm, pad,
                names, pointwise, pool, reductions, rnn, special, upsample)
 
 FAMILIES = (pointwise, core, creation, reductions, linalg, indexing, losses, loss_elementwise, conv, pool, pad, norm,
-            upsample, nn_layers, rnn, kernels, names, special)
+            upsample, nn_layers, rnn, kernels, names, special, fft)
