@@ -32,13 +32,14 @@ class Sizes:
     encoder: tuple[int, int, int, int] = (128, 16, 256, 4)  # TransformerEncoderLayer: sequence, batch, d_model, heads
     loader: tuple[int, int, int] = (8192, 784, 64)  # DataLoader over a TensorDataset: samples, features, batch
     linalg: tuple[int, int, int] = (512, 256, 512)  # n of linalg.solve, linalg.svd, linalg.eigh (n x n float32)
+    fft: tuple[int, int] = (2**20, 1024)  # fft.rfft length (float32), fft.fft2 n x n (complex64)
 
 
 FULL = Sizes()
 # For the smoke test: every code path, meaningless numbers.
 TINY = replace(FULL, numel=4096, rows=64, matmul=(8, 16, 32), mlp=(32, 16, 16, 10), batch=8, softmax=(64, 100),
                conv=(2, 4, 8), layer_norm=(16, 32), batch_norm=(4, 3, 6), pool=(2, 3, 8), blitz=2, lstm=(3, 2, 8),
-               encoder=(4, 2, 8, 2), loader=(64, 4, 8), linalg=(8, 8, 8))
+               encoder=(4, 2, 8, 2), loader=(64, 4, 8), linalg=(8, 8, 8), fft=(64, 8))
 
 
 class Inputs:
@@ -144,6 +145,30 @@ def _build_linalg(which: str):
         return Bench(stmt, env, reference)
 
     return build
+
+
+def _complex_normal(inputs: Inputs, key: str, shape) -> np.ndarray:
+    """complex64 values whose real and imaginary parts are standard normal."""
+    def make(rng):
+        parts = rng.standard_normal((2,) + tuple(shape), dtype=np.float32)
+        return (parts[0] + 1j * parts[1]).astype(np.complex64)
+
+    return inputs.get(key, make)
+
+
+def _complex_vectors(lib, sizes, inputs):
+    return {name: convert(lib, _complex_normal(inputs, f"c{name}{sizes.numel}", (sizes.numel,))) for name in "ab"}
+
+
+def _fft_env(which: str):
+    """fft.rfft of a float32 signal of sizes.fft[0] points, or fft.fft2 of a complex64 sizes.fft[1] square."""
+    def make_env(lib, sizes, inputs):
+        if which == "rfft":
+            return {"a": convert(lib, inputs.normal(f"signal{sizes.fft[0]}", (sizes.fft[0],)))}
+        n = sizes.fft[1]
+        return {"a": convert(lib, _complex_normal(inputs, f"image{n}", (n, n)))}
+
+    return make_env
 
 
 def _random_env(lib, sizes, inputs):
@@ -650,6 +675,14 @@ CASES: list[Case] = [
     Case("linalg.svd", lambda s: f"`linalg.svd(a)`, {s.linalg[1]}×{s.linalg[1]} float32", 1.2, _build_linalg("svd")),
     Case("linalg.eigh", lambda s: f"`linalg.eigh(a)`, {s.linalg[2]}×{s.linalg[2]} float32 symmetric", 1.2,
          _build_linalg("eigh")),
+    Case("fft.rfft", lambda s: f"`fft.rfft(a)`, {_millions(s.fft[0])} float32", 1.2,
+         _stmt_case({"*": "m.fft.rfft(a)"}, _fft_env("rfft")),
+         notes=["NumPy's pocketfft computes in float64 (a complex128 result)"]),
+    Case("fft.fft2", lambda s: f"`fft.fft2(a)`, {s.fft[1]}×{s.fft[1]} complex64", 1.2,
+         _stmt_case({"*": "m.fft.fft2(a)"}, _fft_env("fft2")),
+         notes=["NumPy's pocketfft computes in complex128"]),
+    Case("elementwise.cmul", lambda s: f"`a * b`, {_millions(s.numel)} complex64", 1.0,
+         _stmt_case({"*": "a * b"}, _complex_vectors)),
     *[
         Case(f"nn.{fn}", _softmax_label(f"`{fn}(a, 1)`"), 0.8,
              _stmt_case({"*": f"m.{fn}(a, 1)", "numpy": NUMPY_NN[fn]}, _logits),
