@@ -45,13 +45,16 @@ Tensor mm_mat2_backward(const Tensor& grad, const Tensor& mat1, IntArrayRef mat2
 #include "kernels/Linalg.h"
 #include "ops/_linalg_svd.h"
 #include "ops/_to_copy.h"
+#include "ops/abs.h"
 #include "ops/add.h"
+#include "ops/amax.h"
 #include "ops/cat.h"
 #include "ops/contiguous.h"
 #include "ops/diag_embed.h"
 #include "ops/diagonal.h"
 #include "ops/div.h"
 #include "ops/eye.h"
+#include "ops/imag.h"
 #include "ops/linalg_det.h"
 #include "ops/linalg_inv.h"
 #include "ops/linalg_lu_solve.h"
@@ -62,6 +65,7 @@ Tensor mm_mat2_backward(const Tensor& grad, const Tensor& mat1, IntArrayRef mat2
 #include "ops/narrow.h"
 #include "ops/neg.h"
 #include "ops/prod_dim_int.h"
+#include "ops/real.h"
 #include "ops/reciprocal.h"
 #include "ops/squeeze_dim.h"
 #include "ops/sub.h"
@@ -205,6 +209,31 @@ Tensor linalg_qr_backward(const Tensor& grad_Q, const Tensor& grad_R, const Tens
   Tensor Y = matmul(Q, R2);
   Tensor gX = qr_backward_tall(add(grad_Q, matmul(Y, mT(gR2))), gR1, Q, R1);
   return cat({gX, matmul(Q, gR2)}, -1);
+}
+
+// A = V diag(L) V^-1 with unit-norm columns of V (LAPACK's geev): PyTorch's formula, gA = V^-H (diag(gL) +
+// (V^H gV - V^H V diag(Re diag(V^H gV))) / (conj(L_j) - conj(L_i))) V^H off the diagonal. A real A takes its
+// real part (the engine's cast). The loss must not depend on the phase of each eigenvector.
+Tensor linalg_eig_backward(const Tensor& grad_eigenvalues, const Tensor& grad_eigenvectors, const Tensor& eigenvalues,
+                           const Tensor& eigenvectors) {
+  const Tensor& L = eigenvalues;
+  const Tensor& V = eigenvectors;
+  const int64_t n = L.size(-1);
+  Tensor I = eye(n, std::nullopt, to_real_type(L.scalar_type()), L.device());
+  Tensor Vh = torchlite::conj(mT(V));
+  Tensor VhgV = matmul(Vh, grad_eigenvectors);
+  Tensor d = diagonal(VhgV, 0, -2, -1);
+  if (d.numel() > 0) {
+    const double phase_dependence = item(amax(abs(imag(d)), std::nullopt, false)).to_double();
+    TL_CHECK(phase_dependence <= 1e-2, "linalg_eig_backward: The eigenvectors in the complex case are specified up "
+             "to multiplication by e^{i phi}. The specified loss function depends on this quantity, so it is "
+             "ill-defined.");
+  }
+  Tensor tangent = sub(VhgV, matmul(Vh, mul(V, unsqueeze(real(d), -2))));
+  Tensor Lc = torchlite::conj(L);
+  Tensor E = add(sub(unsqueeze(Lc, -2), unsqueeze(Lc, -1)), I);  // ones on the diagonal, which is replaced
+  Tensor inner = add(mul(div(tangent, E), sub(ones_like(I), I)), mul(unsqueeze(grad_eigenvalues, -1), I));
+  return linalg_solve(Vh, matmul(inner, Vh), /*left=*/true);
 }
 
 Tensor linalg_eigh_backward(const Tensor& grad_eigenvalues, const Tensor& grad_eigenvectors, const Tensor& eigenvalues,

@@ -24,6 +24,7 @@
 #include "kernels/linalg_cross.h"
 #include "kernels/linalg_diagonal.h"
 #include "kernels/linalg_eigh.h"
+#include "kernels/linalg_eigvals.h"
 #include "kernels/linalg_eigvalsh.h"
 #include "kernels/linalg_householder_product.h"
 #include "kernels/linalg_inv.h"
@@ -95,6 +96,7 @@
 #include "ops/linalg_lu_solve.h"
 #include "ops/linalg_matrix_exp.h"
 #include "ops/linalg_matrix_norm.h"
+#include "ops/linalg_eig.h"
 #include "ops/linalg_matrix_norm_str_ord.h"
 #include "ops/linalg_matrix_power.h"
 #include "ops/linalg_matrix_rank_atol_rtol_float.h"
@@ -286,6 +288,8 @@ std::tuple<Tensor, Tensor> composite::qr(const Tensor& self, bool some) {
 std::tuple<Tensor, Tensor> composite::linalg_eigh(const Tensor& A, std::string_view UPLO) {
   return _linalg_eigh(A, UPLO, true);
 }
+
+Tensor composite::linalg_eigvals(const Tensor& A) { return std::get<0>(linalg_eig(A)); }
 
 Tensor composite::linalg_eigvalsh(const Tensor& A, std::string_view UPLO) {
   return std::get<0>(_linalg_eigh(A, UPLO, wants_grad(A)));

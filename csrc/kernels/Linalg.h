@@ -17,6 +17,8 @@ void check_square(const Tensor& A, std::string_view api, std::string_view name =
 // float32 or float64 (the real LAPACK dtypes): "linalg.inv: Expected a floating point or complex tensor as
 // input. Got Long", "linalg.inv: Low precision dtypes not supported. Got Half".
 void check_float(const Tensor& A, std::string_view api);
+// check_float, or complex64/complex128 (the kernels with complex LAPACK calls: LU, solve, inv, det, eig).
+void check_float_or_complex(const Tensor& A, std::string_view api);
 // Same dtype: "linalg.solve: Expected A and B to have the same dtype, but found A of type Float and B of type
 // Double instead".
 void check_same_dtype(const Tensor& A, const Tensor& B, std::string_view api, std::string_view a = "A",

@@ -5,6 +5,7 @@
 #include "dispatch/ExactMeta.h"
 #include "kernels/Linalg.h"
 #include "kernels/_linalg_eigh.h"
+#include "kernels/linalg_eig.h"
 #include "kernels/_linalg_svd.h"
 #include "kernels/linalg_cholesky_ex.h"
 #include "kernels/linalg_det.h"
@@ -38,6 +39,12 @@ void check_float(const Tensor& A, std::string_view api) {
            scalar_type_name(t));
   TL_CHECK(t == ScalarType::Float || t == ScalarType::Double, api, ": Low precision dtypes not supported. Got ",
            scalar_type_name(t));
+}
+
+void check_float_or_complex(const Tensor& A, std::string_view api) {
+  ScalarType t = A.scalar_type();
+  if (t == ScalarType::ComplexFloat || t == ScalarType::ComplexDouble) return;
+  check_float(A, api);
 }
 
 void check_same_dtype(const Tensor& A, const Tensor& B, std::string_view api, std::string_view a, std::string_view b) {
@@ -134,7 +141,7 @@ using namespace linalg;
 
 std::array<TensorMeta, 3> meta::linalg_lu_factor_ex_meta(const Tensor& A, bool pivot, bool check_errors) {
   check_matrix(A, "torch.linalg.lu_factor_ex");
-  check_float(A, "torch.linalg.lu_factor_ex");
+  check_float_or_complex(A, "torch.linalg.lu_factor_ex");
   DimVector batch = batch_sizes(A);
   int64_t k = std::min(A.size(-2), A.size(-1));
   return {exact_meta(DimVector(A.sizes()), A), exact_meta(with_vector(batch, k), A, ScalarType::Int32),
@@ -145,7 +152,7 @@ TensorMeta meta::linalg_lu_solve_meta(const Tensor& LU, const Tensor& pivots, co
                                       bool adjoint) {
   check_square(LU, "linalg.lu_solve", "LU");
   check_matrix(B, "linalg.lu_solve", "B");
-  check_float(LU, "linalg.lu_solve");
+  check_float_or_complex(LU, "linalg.lu_solve");
   check_same_dtype(LU, B, "linalg.lu_solve", "LU", "B");
   TL_CHECK(pivots.scalar_type() == ScalarType::Int32, "linalg.lu_solve: pivots should be a Tensor of scalar type int32");
   int64_t n = LU.size(-1);
@@ -166,7 +173,7 @@ TensorMeta meta::linalg_lu_solve_meta(const Tensor& LU, const Tensor& pivots, co
 std::array<TensorMeta, 2> meta::linalg_solve_ex_meta(const Tensor& A, const Tensor& B, bool left, bool check_errors) {
   const char* api = "linalg.solve";
   check_square(A, api);
-  check_float(A, api);
+  check_float_or_complex(A, api);
   check_same_dtype(A, B, api);
   bool vector = is_vector_rhs(A, B);
   TL_CHECK(B.dim() >= 1, api, ": The input tensor B must have at least 1 dimensions.");
@@ -188,20 +195,20 @@ std::array<TensorMeta, 2> meta::linalg_solve_ex_meta(const Tensor& A, const Tens
 
 std::array<TensorMeta, 2> meta::linalg_inv_ex_meta(const Tensor& A, bool check_errors) {
   check_square(A, "linalg.inv");
-  check_float(A, "linalg.inv");
+  check_float_or_complex(A, "linalg.inv");
   return {exact_meta(DimVector(A.sizes()), A), exact_meta(batch_sizes(A), A, ScalarType::Int32)};
 }
 
 TensorMeta meta::linalg_det_meta(const Tensor& A) {
   check_square(A, "linalg.det");
-  check_float(A, "linalg.det");
+  check_float_or_complex(A, "linalg.det");
   return exact_meta(batch_sizes(A), A);
 }
 
 std::array<TensorMeta, 2> meta::linalg_slogdet_meta(const Tensor& A) {
   check_square(A, "linalg.slogdet");
-  check_float(A, "linalg.slogdet");
-  return {exact_meta(batch_sizes(A), A), exact_meta(batch_sizes(A), A)};
+  check_float_or_complex(A, "linalg.slogdet");
+  return {exact_meta(batch_sizes(A), A), exact_meta(batch_sizes(A), A, to_real_type(A.scalar_type()))};
 }
 
 std::array<TensorMeta, 2> meta::linalg_cholesky_ex_meta(const Tensor& A, bool upper, bool check_errors) {
@@ -220,6 +227,13 @@ std::array<TensorMeta, 2> meta::linalg_qr_meta(const Tensor& A, std::string_view
   if (mode == "r") return {exact_meta(DimVector{0}, A), exact_meta(with_matrix(batch, k, n), A)};
   int64_t cols = mode == "complete" ? m : k;
   return {exact_meta(with_matrix(batch, m, cols), A), exact_meta(with_matrix(batch, cols, n), A)};
+}
+
+std::array<TensorMeta, 2> meta::linalg_eig_meta(const Tensor& A) {
+  check_square(A, "linalg.eig");
+  check_float_or_complex(A, "linalg.eig");
+  ScalarType c = to_complex_type(to_real_type(A.scalar_type()));
+  return {exact_meta(with_vector(batch_sizes(A), A.size(-1)), A, c), exact_meta(DimVector(A.sizes()), A, c)};
 }
 
 std::array<TensorMeta, 2> meta::linalg_eigh_meta(const Tensor& A, std::string_view UPLO, bool compute_v) {

@@ -1,5 +1,6 @@
 // The torch.linalg kernels that are LAPACK calls (scipy-openblas32's LAPACK, `scipy_` prefixed, 32-bit ints),
-// for float32 and float64. One kernel serves every device: the matrices are copied into a CPU buffer in
+// for float32 and float64; the LU family (lu_factor, lu_solve, solve, inv, det, slogdet) and eig also for
+// complex64 and complex128. One kernel serves every device: the matrices are copied into a CPU buffer in
 // LAPACK's column-major layout (a (..., r, c) batch becomes a contiguous (..., c, r) tensor), factored there,
 // and the results are copied into the outputs, which may be CUDA tensors (no cuSOLVER yet: a CUDA input makes
 // the round trip through the host). Batches run on the threads of parallel_for, each matrix with
@@ -11,6 +12,7 @@
 #include <climits>
 #include <cmath>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 #include "core/Parallel.h"
@@ -18,6 +20,7 @@
 #include "kernels/Linalg.h"
 #include "kernels/_linalg_eigh.h"
 #include "kernels/_linalg_svd.h"
+#include "kernels/linalg_eig.h"
 #include "kernels/linalg_cholesky_ex.h"
 #include "kernels/linalg_det.h"
 #include "kernels/linalg_inv_ex.h"
@@ -28,6 +31,7 @@
 #include "kernels/linalg_slogdet.h"
 #include "kernels/linalg_solve_ex.h"
 #include "kernels/linalg_solve_triangular.h"
+#include "ops/conj.h"
 #include "ops/copy.h"
 #include "ops/expand.h"
 #include "ops/eye.h"
@@ -68,11 +72,35 @@
   void scipy_##p##gelss_(const int* m, const int* n, const int* nrhs, T* a, const int* lda, T* b,                 \
                          const int* ldb, T* s, const T* rcond, int* rank, T* work, const int* lwork, int* info);
 
+// The LU family and the general eigensolver for complex matrices (COMPLEX is laid out as Complex<T>), and the
+// real eigensolver (eigenvalues as real and imaginary parts).
+#define TL_LAPACK_DECLARE_COMPLEX(C, R, p)                                                                        \
+  void scipy_##p##getrf_(const int* m, const int* n, C* a, const int* lda, int* ipiv, int* info);                 \
+  void scipy_##p##getrs_(const char* trans, const int* n, const int* nrhs, const C* a, const int* lda,            \
+                         const int* ipiv, C* b, const int* ldb, int* info, size_t);                               \
+  void scipy_##p##gesv_(const int* n, const int* nrhs, C* a, const int* lda, int* ipiv, C* b, const int* ldb,    \
+                        int* info);                                                                               \
+  void scipy_##p##getri_(const int* n, C* a, const int* lda, const int* ipiv, C* work, const int* lwork,         \
+                         int* info);                                                                              \
+  void scipy_##p##geev_(const char* jobvl, const char* jobvr, const int* n, C* a, const int* lda, C* w, C* vl,    \
+                        const int* ldvl, C* vr, const int* ldvr, C* work, const int* lwork, R* rwork, int* info,  \
+                        size_t, size_t);
+#define TL_LAPACK_DECLARE_REAL_GEEV(T, p)                                                                         \
+  void scipy_##p##geev_(const char* jobvl, const char* jobvr, const int* n, T* a, const int* lda, T* wr, T* wi,   \
+                        T* vl, const int* ldvl, T* vr, const int* ldvr, T* work, const int* lwork, int* info,     \
+                        size_t, size_t);
+
 extern "C" {
 TL_LAPACK_DECLARE(float, s)
 TL_LAPACK_DECLARE(double, d)
+TL_LAPACK_DECLARE_COMPLEX(torchlite::Complex<float>, float, c)
+TL_LAPACK_DECLARE_COMPLEX(torchlite::Complex<double>, double, z)
+TL_LAPACK_DECLARE_REAL_GEEV(float, s)
+TL_LAPACK_DECLARE_REAL_GEEV(double, d)
 }
 #undef TL_LAPACK_DECLARE
+#undef TL_LAPACK_DECLARE_COMPLEX
+#undef TL_LAPACK_DECLARE_REAL_GEEV
 
 namespace torchlite {
 
@@ -129,6 +157,15 @@ template <typename T> struct Lapack;
                       int lwork, int* info) {                                                                     \
       scipy_##p##gelss_(&m, &n, &nrhs, a, &lda, b, &ldb, s, &rcond, rank, work, &lwork, info);                    \
     }                                                                                                             \
+    static void geev_query(char jobvl, char jobvr, int n, T* a, T* wr, T* wi, T* work, int* info) {              \
+      int lwork = -1, one = 1;                                                                                    \
+      T dummy{};                                                                                                  \
+      scipy_##p##geev_(&jobvl, &jobvr, &n, a, &n, wr, wi, &dummy, &one, &dummy, &n, work, &lwork, info, 1, 1);    \
+    }                                                                                                             \
+    static void geev(char jobvl, char jobvr, int n, T* a, T* wr, T* wi, T* vl, int ldvl, T* vr, T* work,         \
+                     int lwork, int* info) {                                                                      \
+      scipy_##p##geev_(&jobvl, &jobvr, &n, a, &n, wr, wi, vl, &ldvl, vr, &n, work, &lwork, info, 1, 1);           \
+    }                                                                                                             \
     static void trsm(CBLAS_SIDE side, CBLAS_UPLO uplo, CBLAS_DIAG diag, int m, int n, const T* a, int lda, T* b, \
                      int ldb) {                                                                                   \
       scipy_cblas_##p##trsm(CblasRowMajor, side, uplo, CblasNoTrans, diag, m, n, T(1), a, lda, b, ldb);           \
@@ -139,10 +176,47 @@ TL_LAPACK_FORWARD(float, s)
 TL_LAPACK_FORWARD(double, d)
 #undef TL_LAPACK_FORWARD
 
+// The complex LU family and geev (the kernels that take complex matrices so far).
+#define TL_LAPACK_FORWARD_COMPLEX(T, p)                                                                           \
+  template <> struct Lapack<Complex<T>> {                                                                         \
+    using C = Complex<T>;                                                                                         \
+    static void getrf(int m, int n, C* a, int lda, int* ipiv, int* info) {                                        \
+      scipy_##p##getrf_(&m, &n, a, &lda, ipiv, info);                                                             \
+    }                                                                                                             \
+    static void getrs(char trans, int n, int nrhs, const C* a, int lda, const int* ipiv, C* b, int ldb,          \
+                      int* info) {                                                                                \
+      scipy_##p##getrs_(&trans, &n, &nrhs, a, &lda, ipiv, b, &ldb, info, 1);                                      \
+    }                                                                                                             \
+    static void gesv(int n, int nrhs, C* a, int lda, int* ipiv, C* b, int ldb, int* info) {                      \
+      scipy_##p##gesv_(&n, &nrhs, a, &lda, ipiv, b, &ldb, info);                                                  \
+    }                                                                                                             \
+    static void getri(int n, C* a, int lda, const int* ipiv, C* work, int lwork, int* info) {                    \
+      scipy_##p##getri_(&n, a, &lda, ipiv, work, &lwork, info);                                                   \
+    }                                                                                                             \
+    static void geev_query(char jobvl, char jobvr, int n, C* a, C* w, C* vr, C* work, int* info) {              \
+      int lwork = -1, one = 1;                                                                                    \
+      C dummy{};                                                                                                  \
+      T rwork{};                                                                                                  \
+      scipy_##p##geev_(&jobvl, &jobvr, &n, a, &n, w, &dummy, &one, vr, &n, work, &lwork, &rwork, info, 1, 1);     \
+    }                                                                                                             \
+    static void geev(char jobvl, char jobvr, int n, C* a, C* w, C* vl, int ldvl, C* vr, C* work, int lwork,      \
+                     T* rwork, int* info) {                                                                       \
+      scipy_##p##geev_(&jobvl, &jobvr, &n, a, &n, w, vl, &ldvl, vr, &n, work, &lwork, rwork, info, 1, 1);         \
+    }                                                                                                             \
+  };
+
+TL_LAPACK_FORWARD_COMPLEX(float, c)
+TL_LAPACK_FORWARD_COMPLEX(double, z)
+#undef TL_LAPACK_FORWARD_COMPLEX
+
 // The workspace size a query (lwork = -1) returned.
 template <typename T>
 int work_size(T query) {
   return std::max(1, static_cast<int>(std::ceil(static_cast<double>(query))));
+}
+template <typename T>
+int work_size(Complex<T> query) {
+  return work_size(query.re);
 }
 
 template <typename F>
@@ -153,6 +227,18 @@ void dispatch_float(const char* api, ScalarType t, F&& f) {
     f(double{});
   } else {
     TL_ERROR(api, ": Low precision dtypes not supported. Got ", scalar_type_name(t));
+  }
+}
+
+// The kernels that also take complex matrices: f(T{}) for float, double, Complex<float>, Complex<double>.
+template <typename F>
+void dispatch_float_or_complex(const char* api, ScalarType t, F&& f) {
+  if (t == ScalarType::ComplexFloat) {
+    f(Complex<float>{});
+  } else if (t == ScalarType::ComplexDouble) {
+    f(Complex<double>{});
+  } else {
+    dispatch_float(api, t, std::forward<F>(f));
   }
 }
 
@@ -217,7 +303,7 @@ void kernels::linalg_lu_factor_ex_out_any(const Tensor& A, bool pivot, bool chec
   Tensor piv = host_empty(with_vector(batch, k), ScalarType::Int32);
   Tensor inf = host_empty(batch, ScalarType::Int32);
   int im = as_int(m, api), in = as_int(n, api);
-  dispatch_float(api, A.scalar_type(), [&](auto tag) {
+  dispatch_float_or_complex(api, A.scalar_type(), [&](auto tag) {
     using T = decltype(tag);
     T* a = buf.data<T>();
     int* p = piv.data<int>();
@@ -241,7 +327,10 @@ void kernels::linalg_lu_solve_out_any(const Tensor& LU, const Tensor& pivots, co
   const char* api = "linalg.lu_solve";
   int64_t n = LU.size(-1);
   DimVector batch = broadcast_batch(batch_sizes(LU), batch_sizes(B));
+  // X A^H = B of complex matrices is A conj(X)^T = conj(B)^T: solved for conj(X)^T, conjugated back below
+  const bool conj_rhs = !left && adjoint && is_complex_type(LU.scalar_type());
   Tensor rhs = left ? B : transpose(B, -2, -1);  // n x k
+  if (conj_rhs) rhs = torchlite::conj(rhs);
   int64_t k = rhs.size(-1);
   Tensor lu = colmajor(LU, batch);
   Tensor piv = host_copy(pivots, with_vector(batch, n), ScalarType::Int32);
@@ -253,9 +342,10 @@ void kernels::linalg_lu_solve_out_any(const Tensor& LU, const Tensor& pivots, co
   Tensor b = colmajor(rhs, batch);  // (..., k, n): column-major n x k
   int64_t nb = product(batch);
   // XA = B is A^T X^T = B^T: the transposed system on the transposed right side
-  char trans = (left ? adjoint : !adjoint) ? 'T' : 'N';
+  char trans = conj_rhs ? 'N' : (left ? adjoint : !adjoint) ? 'T' : 'N';
+  if (trans == 'T' && left && is_complex_type(LU.scalar_type())) trans = 'C';  // A^H X = B
   int in = as_int(n, api), ik = as_int(k, api);
-  dispatch_float(api, LU.scalar_type(), [&](auto tag) {
+  dispatch_float_or_complex(api, LU.scalar_type(), [&](auto tag) {
     using T = decltype(tag);
     const T* a = lu.data<T>();
     const int* p = piv.data<int>();
@@ -265,7 +355,8 @@ void kernels::linalg_lu_solve_out_any(const Tensor& LU, const Tensor& pivots, co
       Lapack<T>::getrs(trans, in, ik, a + i * n * n, in, p + i * n, x + i * n * k, in, &info);
     });
   });
-  copy_(out, left ? from_colmajor(b) : b);
+  Tensor x = left ? from_colmajor(b) : b;
+  copy_(out, conj_rhs ? torchlite::conj(x) : x);
 }
 
 // ------------------------------------------------------------------ solve, inv, det
@@ -282,7 +373,7 @@ void kernels::linalg_solve_ex_out_any(const Tensor& A, const Tensor& B, bool lef
   int64_t k = b.size(-2), nb = product(batch);
   Tensor inf = host_empty(batch, ScalarType::Int32);
   int in = as_int(n, api), ik = as_int(k, api);
-  dispatch_float(api, A.scalar_type(), [&](auto tag) {
+  dispatch_float_or_complex(api, A.scalar_type(), [&](auto tag) {
     using T = decltype(tag);
     T* pa = a.data<T>();
     T* pb = b.data<T>();
@@ -309,7 +400,7 @@ void kernels::linalg_inv_ex_out_any(const Tensor& A, bool check_errors, const Te
   Tensor buf = colmajor(A, batch);
   Tensor inf = host_empty(batch, ScalarType::Int32);
   int in = as_int(n, api);
-  dispatch_float(api, A.scalar_type(), [&](auto tag) {
+  dispatch_float_or_complex(api, A.scalar_type(), [&](auto tag) {
     using T = decltype(tag);
     T* a = buf.data<T>();
     int* f = inf.data<int>();
@@ -367,7 +458,7 @@ void with_lu(const Tensor& A, const F& f) {
 void kernels::linalg_det_out_any(const Tensor& A, const Tensor& out) {
   int64_t n = A.size(-1);
   Tensor det = host_empty(batch_sizes(A), A.scalar_type());
-  dispatch_float("linalg.det", A.scalar_type(), [&](auto tag) {
+  dispatch_float_or_complex("linalg.det", A.scalar_type(), [&](auto tag) {
     using T = decltype(tag);
     T* d = det.data<T>();
     with_lu<T>(A, [&](int64_t i, const T* lu, int swaps) {
@@ -382,28 +473,132 @@ void kernels::linalg_det_out_any(const Tensor& A, const Tensor& out) {
 void kernels::linalg_slogdet_out_any(const Tensor& A, const Tensor& sign, const Tensor& logabsdet) {
   int64_t n = A.size(-1);
   Tensor s = host_empty(batch_sizes(A), A.scalar_type());
-  Tensor l = host_empty(batch_sizes(A), A.scalar_type());
-  dispatch_float("linalg.slogdet", A.scalar_type(), [&](auto tag) {
+  Tensor l = host_empty(batch_sizes(A), to_real_type(A.scalar_type()));
+  dispatch_float_or_complex("linalg.slogdet", A.scalar_type(), [&](auto tag) {
     using T = decltype(tag);
     T* ps = s.data<T>();
-    T* pl = l.data<T>();
-    with_lu<T>(A, [&](int64_t i, const T* lu, int swaps) {
-      int64_t negative = swaps;
-      bool zero = false, nan = false;
-      T lg = 0;
-      for (int64_t j = 0; j < n; ++j) {
-        T u = lu[j * (n + 1)];
-        negative += u < 0;
-        zero = zero || u == 0;
-        nan = nan || std::isnan(u);
-        lg += std::log(std::abs(u));
-      }
-      ps[i] = nan ? std::numeric_limits<T>::quiet_NaN() : zero ? T(0) : negative % 2 ? T(-1) : T(1);
-      pl[i] = lg;
-    });
+    if constexpr (is_complex_v<T>) {
+      // sign: the product of the pivots' phases (and -1 per row swap); logabsdet: the sum of log |pivot|
+      using R = typename T::value_type;
+      R* pl = l.data<R>();
+      with_lu<T>(A, [&](int64_t i, const T* lu, int swaps) {
+        T phase(swaps % 2 ? R(-1) : R(1));
+        R lg = 0;
+        bool zero = false;
+        for (int64_t j = 0; j < n; ++j) {
+          T u = lu[j * (n + 1)];
+          R m = std::hypot(u.re, u.im);
+          zero = zero || m == 0;
+          if (m != 0) phase *= T(u.re / m, u.im / m);
+          lg += std::log(m);
+        }
+        ps[i] = zero ? T(0) : phase;
+        pl[i] = lg;
+      });
+    } else {
+      T* pl = l.data<T>();
+      with_lu<T>(A, [&](int64_t i, const T* lu, int swaps) {
+        int64_t negative = swaps;
+        bool zero = false, nan = false;
+        T lg = 0;
+        for (int64_t j = 0; j < n; ++j) {
+          T u = lu[j * (n + 1)];
+          negative += u < 0;
+          zero = zero || u == 0;
+          nan = nan || std::isnan(u);
+          lg += std::log(std::abs(u));
+        }
+        ps[i] = nan ? std::numeric_limits<T>::quiet_NaN() : zero ? T(0) : negative % 2 ? T(-1) : T(1);
+        pl[i] = lg;
+      });
+    }
   });
   copy_(sign, s);
   copy_(logabsdet, l);
+}
+
+// ------------------------------------------------------------------ eig
+namespace {
+
+// geev on each column-major matrix of `buf` (n x n, real T or Complex<R>): the eigenvalues into w (n per matrix)
+// and the right eigenvectors into v (column-major, n x n per matrix), both complex.
+template <typename T, typename C>
+void geev_each(T* a, int64_t nb, int64_t n, C* w, C* v, int* f, const char* api) {
+  int in = as_int(n, api);
+  const char jobvl = 'N', jobvr = 'V';
+  int one = 1;
+  if (n == 0) {
+    for (int64_t i = 0; i < nb; ++i) f[i] = 0;
+    return;
+  }
+  if constexpr (is_complex_v<T>) {
+    using R = typename T::value_type;
+    T query{};
+    int qinfo = 0, lwork = -1;
+    Lapack<T>::geev_query(jobvl, jobvr, in, a, w, v, &query, &qinfo);
+    lwork = work_size(query);
+    for_each_matrix(nb, 10 * n * n * n, [&](int64_t i) {
+      std::vector<T> work(static_cast<size_t>(lwork));
+      std::vector<R> rwork(static_cast<size_t>(2 * n));
+      T dummy{};
+      Lapack<T>::geev(jobvl, jobvr, in, a + i * n * n, w + i * n, &dummy, one, v + i * n * n, work.data(), lwork,
+                      rwork.data(), f + i);
+    });
+  } else {
+    T query{};
+    int qinfo = 0;
+    std::vector<T> wr(static_cast<size_t>(n)), wi(static_cast<size_t>(n));
+    Lapack<T>::geev_query(jobvl, jobvr, in, a, wr.data(), wi.data(), &query, &qinfo);
+    int lwork = work_size(query);
+    for_each_matrix(nb, 10 * n * n * n, [&](int64_t i) {
+      std::vector<T> work(static_cast<size_t>(lwork)), re(static_cast<size_t>(n)), im(static_cast<size_t>(n));
+      std::vector<T> vr(static_cast<size_t>(n * n));
+      T dummy{};
+      Lapack<T>::geev(jobvl, jobvr, in, a + i * n * n, re.data(), im.data(), &dummy, one, vr.data(), work.data(),
+                      lwork, f + i);
+      // a complex pair (im[j] > 0, then its conjugate) has its vector's real part in column j, imaginary in j + 1
+      C* wi_ = w + i * n;
+      C* vi_ = v + i * n * n;
+      for (int64_t j = 0; j < n; ++j) {
+        wi_[j] = C(re[j], im[j]);
+        const T* col = vr.data() + j * n;
+        if (im[j] == 0) {
+          for (int64_t r = 0; r < n; ++r) vi_[j * n + r] = C(col[r], T(0));
+        } else if (im[j] > 0 && j + 1 < n) {
+          const T* next = col + n;
+          for (int64_t r = 0; r < n; ++r) {
+            vi_[j * n + r] = C(col[r], next[r]);
+            vi_[(j + 1) * n + r] = C(col[r], -next[r]);
+          }
+          wi_[j + 1] = C(re[j + 1], im[j + 1]);
+          ++j;
+        }
+      }
+    });
+  }
+}
+
+}  // namespace
+
+void kernels::linalg_eig_out_any(const Tensor& A, const Tensor& eigenvalues, const Tensor& eigenvectors) {
+  const char* api = "linalg.eig";
+  int64_t n = A.size(-1);
+  DimVector batch = batch_sizes(A);
+  int64_t nb = product(batch);
+  Tensor buf = colmajor(A, batch);
+  const ScalarType ct = to_complex_type(to_real_type(A.scalar_type()));
+  Tensor w = host_empty(with_vector(batch, n), ct);
+  Tensor v = host_empty(with_matrix(batch, n, n), ct);  // column-major: (batch, column, row)
+  Tensor inf = host_empty(batch, ScalarType::Int32);
+  dispatch_float_or_complex(api, A.scalar_type(), [&](auto tag) {
+    using T = decltype(tag);
+    using R = std::conditional_t<is_complex_v<T>, T, Complex<T>>;
+    using C = Complex<typename R::value_type>;
+    geev_each<T, C>(buf.data<T>(), nb, n, w.data<C>(), v.data<C>(), inf.data<int>(), api);
+  });
+  linalg::check_errors(inf, api, A.dim() == 2);
+  copy_(eigenvalues, w);
+  copy_(eigenvectors, from_colmajor(v));
 }
 
 // ------------------------------------------------------------------ Cholesky
