@@ -74,7 +74,7 @@ class OpInfo:
     From the registry: reference (a NumPy function) and tolerances (per result dtype)."""
 
     def __init__(self, facts, sample=None, reference=None, gradcheck_sample=None, tolerances=None, derived=None,
-                 nondiff_outputs=()):
+                 nondiff_outputs=(), gradcheck_outputs=None):
         self.name, self.full_name, self.schema, self.line = (facts["name"], facts["full_name"], facts["schema"],
                                                              facts["line"])
         self.arguments = tuple(Arg(a) for a in facts["arguments"])
@@ -94,6 +94,7 @@ class OpInfo:
         self._sample, self.reference, self._gradcheck_sample = sample, reference, gradcheck_sample
         self._own_tolerances = dict(tolerances or {})
         self._derived = derived
+        self._gradcheck_outputs = gradcheck_outputs
 
     def __repr__(self):
         return f"OpInfo({self.full_name})"
@@ -366,6 +367,8 @@ class OpInfo:
             if call_kind == "inplace":
                 a["self"] = a["self"].clone()  # a non-leaf, so it may be written in place
             out = self.call(call_kind, a)
+            if self._gradcheck_outputs is not None:  # outputs defined up to a gauge: a function of them that is not
+                out = self._gradcheck_outputs(out)
             if not isinstance(out, tuple):
                 return out
             # returns that carry no gradient (saved statistics) are left out of the checked function
@@ -438,7 +441,7 @@ def _build(families=None, facts=None):
 
     families = _samples.FAMILIES if families is None else families
     facts = _op_facts.OPS if facts is None else facts
-    samples, refs, grad_samples, tolerances, derived, nondiff_outputs = {}, {}, {}, {}, {}, {}
+    samples, refs, grad_samples, tolerances, derived, nondiff_outputs, grad_outputs = {}, {}, {}, {}, {}, {}, {}
     pointwise_refs, facts_by_name = set(), {f["full_name"]: f for f in facts}
     for fam in families:
         for name, fn in (fam.samples() if hasattr(fam, "samples") else {}).items():
@@ -458,6 +461,7 @@ def _build(families=None, facts=None):
         tolerances.update(getattr(fam, "TOLERANCES", {}))
         derived.update(getattr(fam, "DERIVED_ARGS", {}))
         nondiff_outputs.update(getattr(fam, "NONDIFF_OUTPUTS", {}))
+        grad_outputs.update(getattr(fam, "GRADCHECK_OUTPUTS", {}))
     not_pointwise = sorted(n for n in pointwise_refs if n in facts_by_name and facts_by_name[n]["kind"] != "pointwise")
     if not_pointwise:
         raise ValueError(f"torchlite.testing: POINTWISE_REFS for ops that are not pointwise: {not_pointwise}")
@@ -467,8 +471,9 @@ def _build(families=None, facts=None):
         db.append(OpInfo(f, sample=samples.pop(n, None), reference=refs.pop(n, None),
                          gradcheck_sample=grad_samples.pop(n, None),
                          tolerances=tolerances.pop(n, None), derived=derived.pop(n, None),
-                         nondiff_outputs=nondiff_outputs.pop(n, ())))
-    stray = set(samples) | set(refs) | set(grad_samples) | set(tolerances) | set(derived) | set(nondiff_outputs)
+                         nondiff_outputs=nondiff_outputs.pop(n, ()), gradcheck_outputs=grad_outputs.pop(n, None)))
+    stray = (set(samples) | set(refs) | set(grad_samples) | set(tolerances) | set(derived) | set(nondiff_outputs)
+             | set(grad_outputs))
     if stray:
         raise ValueError(f"torchlite.testing: samples for ops the schema does not have: {sorted(stray)}")
     return db

@@ -11,6 +11,9 @@ A module may define:
   function of the others that it is, so that the numerical derivative moves it with them; or arguments
   mapped into the op's domain (cholesky's A -> A A^T + n I, eigh's A -> A + A^T), as PyTorch's gradcheck
   wrappers do, so that the random gradient-check inputs are valid ones;
+- `GRADCHECK_OUTPUTS`: {full name: function of the op's result returning what the gradient checks
+  differentiate} for ops whose outputs are defined only up to a gauge (linalg.eig's eigenvectors, each up to a
+  phase: their moduli), as PyTorch's OpInfos process their outputs;
 - `NONDIFF_OUTPUTS`: {full name: [return names]} of a composite op that carry no gradient by definition (a
   permutation matrix, a sign), as `nondiff_outputs:` says for an op with `derivatives:`;
 - `TOLERANCES`: {full name: {dtype: (rtol, atol)}} where an op needs other tolerances than the defaults;

@@ -243,6 +243,12 @@ def _linalg_cases():
                          lambda A, UPLO, compute_v: tuple(np.linalg.eigh(A, UPLO=UPLO))),
         "linalg_eigh": (lambda: {"A": _sym((4, 4), 130), "UPLO": "U"},
                         lambda A, UPLO: tuple(np.linalg.eigh(A, UPLO=UPLO))),
+        # geev as NumPy calls it: the same order and normalization (NumPy's result is real when every eigenvalue is).
+        # Triangular matrices: each eigenvector's sign is fixed (its own component positive), where a general
+        # matrix's may come out either way in float32 and float64.
+        "linalg_eig": (lambda: {"A": tl.tensor(np.triu(_randn((2, 3, 3), 151, np.float32)))},
+                       lambda A: tuple(np.linalg.eig(A))),
+        "linalg_eigvals": (lambda: {"A": _mat((4, 4), 152)}, lambda A: np.linalg.eigvals(A)),
         "linalg_eigvalsh": (lambda: {"A": _sym((2, 3, 3), 131), "UPLO": "L"},
                             lambda A, UPLO: np.linalg.eigvalsh(A, UPLO=UPLO)),
         "_linalg_svd": (lambda: {"A": _mat((2, 4, 3), 132), "full_matrices": False, "compute_uv": True},
@@ -347,9 +353,13 @@ DERIVED_ARGS = {
     "linalg_tensorsolve": lambda a: {"A": a["A"] + 4 * _eye(a["A"].reshape(6, 6)).reshape(6, 2, 3)},
 }
 
+# Each eigenvector of linalg.eig is defined up to a phase: the gradient checks differentiate their moduli.
+GRADCHECK_OUTPUTS = {"linalg_eig": lambda out: (out[0], out[1].abs())}
+
 NONDIFF_OUTPUTS = {"lu_unpack": ("P",), "linalg_lu": ("P",), "slogdet": ("sign",)}
 
-_LINALG_TOL = {"float32": (2e-4, 2e-4), "float64": (1e-10, 1e-10)}
+_LINALG_TOL = {"float32": (2e-4, 2e-4), "float64": (1e-10, 1e-10), "complex64": (2e-4, 2e-4),
+               "complex128": (1e-10, 1e-10)}
 TOLERANCES = {name: _LINALG_TOL for name in _linalg_cases()}
 
 
