@@ -238,9 +238,7 @@ CASES = {
 
 # Ops whose backward is a kernel without derivatives (as PyTorch's): no gradgradcheck (their jvp helpers are
 # checked by test_forward_ad below).
-# linalg.eig: its backward solves with complex matrices, whose derivative is not written yet (the schema's
-# not_twice_differentiable says so).
-ONCE_DIFFERENTIABLE = {"sdpa fused", "linalg.eig"}
+ONCE_DIFFERENTIABLE = {"sdpa fused"}
 
 
 def test_every_helper_has_a_case():

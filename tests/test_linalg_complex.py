@@ -80,6 +80,24 @@ def test_lu_factor_and_solve_on_complex_matrices():
     assert LA.det(singular).item() == 0
 
 
+def test_complex_gradients_of_solve_inv_det():
+    """PyTorch's convention (conjugate transposes in the formulas): against finite differences in the real and
+    imaginary parts, twice."""
+    a = tl.tensor(crandn((3, 3), 11) + 2 * np.eye(3), requires_grad=True)
+    b = tl.tensor(crandn((3, 2), 12), requires_grad=True)
+    gc, ggc = tl.autograd.gradcheck, tl.autograd.gradgradcheck
+    for fn, inputs in [(lambda m, r: LA.solve(m, r), (a, b)), (lambda m, r: LA.solve(m, r.mT, left=False), (a, b)),
+                       (lambda m, r: LA.solve(m, r[:, 0]), (a, b)), (lambda m: LA.inv(m), (a,)),
+                       (lambda m: LA.det(m), (a,)), (lambda m: tl.inverse(m) @ m[:, :2], (a,))]:
+        assert gc(fn, inputs) and ggc(fn, inputs)
+    # a real matrix in a complex computation gets a real gradient
+    r = tl.tensor(rrandn((3, 3), 13) + 2 * np.eye(3), requires_grad=True)
+    (LA.inv(r * (1 + 2j)).abs() ** 2).sum().backward()
+    assert r.grad.dtype is tl.float64
+    with pytest.raises(NotImplementedError, match="complex tensors through LinalgSlogdetBackward0"):
+        LA.slogdet(a)
+
+
 def test_complex_matrices_refused_where_not_supported_yet():
     a = tl.tensor(crandn((3, 3), 5))
     with pytest.raises(RuntimeError, match="Expected a floating point or complex tensor as input. Got ComplexDouble"):
@@ -126,10 +144,11 @@ def test_eig_errors():
 
 @pytest.mark.parametrize("kind", ["real", "complex"])
 def test_eig_gradients(kind):
-    """Losses that do not depend on the eigenvectors' phases: the eigenvalues, and |V|."""
+    """Losses that do not depend on the eigenvectors' phases: the eigenvalues, and |V|; twice."""
     a = rrandn((4, 4), 7) if kind == "real" else crandn((4, 4), 7)
     A = tl.tensor(a, requires_grad=True)
     assert tl.autograd.gradcheck(lambda m: LA.eigvals(m), (A,), eps=1e-6, atol=1e-6, rtol=1e-4)
+    assert tl.autograd.gradgradcheck(lambda m: LA.eigvals(m), (A,), eps=1e-6, atol=1e-5, rtol=1e-3)
     assert tl.autograd.gradcheck(lambda m: LA.eig(m).eigenvectors.abs(), (A,), eps=1e-6, atol=1e-6, rtol=1e-4)
     assert tl.autograd.gradcheck(lambda m: (LA.eig(m).eigenvalues ** 2).real.sum(), (A,), eps=1e-6, atol=1e-6,
                                  rtol=1e-4)

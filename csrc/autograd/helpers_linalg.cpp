@@ -82,6 +82,8 @@ namespace torchlite::autograd {
 namespace {
 
 Tensor mT(const Tensor& t) { return transpose(t, -2, -1); }
+// The conjugate transpose (the transpose of a real matrix).
+Tensor mH(const Tensor& t) { return is_complex_type(t.scalar_type()) ? torchlite::conj(mT(t)) : mT(t); }
 
 Tensor eye_like(int64_t n, const Tensor& like) { return eye(n, std::nullopt, like.scalar_type(), like.device()); }
 
@@ -135,29 +137,33 @@ std::tuple<Tensor, Tensor> linalg_lu_solve_backward(const Tensor& grad, const Te
 
 std::tuple<Tensor, Tensor> linalg_solve_backward(const Tensor& grad, const Tensor& result, const Tensor& A,
                                                  const Tensor& B, bool left, std::array<bool, 2> grad_input_mask) {
-  Tensor gB = linalg_solve(mT(A), grad, left);
+  // conjugate transposes: the same formulas serve complex matrices (PyTorch's convention)
+  Tensor gB = linalg_solve(mH(A), grad, left);
   Tensor gA;
   if (grad_input_mask[0]) {
     bool vector = linalg::is_vector_rhs(A, B);
     Tensor g = vector ? unsqueeze(gB, left ? -1 : -2) : gB;
     Tensor x = vector ? unsqueeze(result, left ? -1 : -2) : result;
-    gA = left ? neg(matmul(g, mT(x))) : neg(matmul(mT(x), g));
+    gA = left ? neg(matmul(g, mH(x))) : neg(matmul(mH(x), g));
   }
   return {gA, grad_input_mask[1] ? gB : Tensor()};
 }
 
 Tensor linalg_inv_backward(const Tensor& grad, const Tensor& inverse) {
-  Tensor it = mT(inverse);
+  Tensor it = mH(inverse);
   return neg(matmul(matmul(it, grad), it));
 }
 
 Tensor linalg_det_backward(const Tensor& grad, const Tensor& A, const Tensor& det) {
-  Tensor g = unsqueeze(unsqueeze(mul(grad, det), -1), -1);
-  Tensor host = contiguous(_to_copy(det, ScalarType::Double, Device()));
+  // grad conj(det) A^-H (det is holomorphic: the conjugate of its derivative, det A^-T)
+  Tensor g = unsqueeze(unsqueeze(mul(grad, torchlite::conj(det)), -1), -1);
+  Tensor host = contiguous(_to_copy(torchlite::abs(det), ScalarType::Double, Device()));
   const double* d = host.data<double>();
   bool singular = false;
   for (int64_t i = 0; i < host.numel(); ++i) singular = singular || d[i] == 0;
-  if (!singular) return mul(g, mT(linalg_inv(A)));
+  if (!singular) return mul(g, mH(linalg_inv(A)));
+  TL_CHECK_KIND(ErrorKind::NotImplemented, !is_complex_type(A.scalar_type()), "linalg.det: the derivative at a "
+                "singular complex matrix is not implemented yet (it goes through the SVD, which takes real matrices)");
   // det(A) A^-T is the cofactor matrix, U diag(prod of the other singular values) Vh det(U) det(Vh), which
   // stays finite where A is singular
   auto [U, S, Vh] = _linalg_svd(A, false, true, std::nullopt);
