@@ -94,8 +94,25 @@ def test_complex_gradients_of_solve_inv_det():
     r = tl.tensor(rrandn((3, 3), 13) + 2 * np.eye(3), requires_grad=True)
     (LA.inv(r * (1 + 2j)).abs() ** 2).sum().backward()
     assert r.grad.dtype is tl.float64
-    with pytest.raises(NotImplementedError, match="complex tensors through LinalgSlogdetBackward0"):
-        LA.slogdet(a)
+    # slogdet: both outputs differentiable (a complex sign moves with the determinant's phase)
+    assert gc(lambda m: LA.slogdet(m), (a,)) and ggc(lambda m: LA.slogdet(m), (a,))
+    with pytest.raises(NotImplementedError, match="complex tensors through LinalgLuFactorExBackward0"):
+        LA.lu_factor(a)
+
+
+def test_slogdet_gradient_matches_torch():
+    torch = pytest.importorskip("torch")
+    a = crandn((2, 3, 3), 14)
+    x, t = tl.tensor(a, requires_grad=True), torch.tensor(a, requires_grad=True)
+    for m, v in ((tl, x), (torch, t)):
+        sign, logabs = m.linalg.slogdet(v)
+        (sign.real * 2 + sign.imag * 3 + logabs).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), t.grad.numpy(), rtol=1e-12, atol=1e-12)
+    r = tl.tensor(rrandn((3, 3), 15), requires_grad=True)
+    sign, _ = LA.slogdet(r)
+    assert sign.requires_grad  # as PyTorch's, with a zero gradient for a real matrix
+    sign.sum().backward()
+    assert r.grad.abs().sum().item() == 0
 
 
 def test_complex_matrices_refused_where_not_supported_yet():

@@ -74,7 +74,8 @@ std::tuple<Tensor, Tensor> linalg_solve_backward(const Tensor& grad, const Tenso
                                                  const Tensor& B, bool left, std::array<bool, 2> grad_input_mask);
 Tensor linalg_inv_backward(const Tensor& grad, const Tensor& inverse);
 Tensor linalg_det_backward(const Tensor& grad, const Tensor& A, const Tensor& det);
-Tensor linalg_slogdet_backward(const Tensor& grad_logabsdet, const Tensor& A);
+Tensor linalg_slogdet_backward(const Tensor& grad_sign, const Tensor& grad_logabsdet, const Tensor& A,
+                               const Tensor& sign);
 Tensor linalg_cholesky_backward(const Tensor& grad, const Tensor& L, bool upper);
 // torch.fft (helpers_fft.cpp): the gradients of _fft_r2c and _fft_c2r (codegen/helpers.yaml describes each).
 Tensor fft_r2c_backward(const Tensor& grad, IntArrayRef dim, int64_t normalization, bool onesided,

@@ -49,6 +49,7 @@ Tensor mm_mat2_backward(const Tensor& grad, const Tensor& mat1, IntArrayRef mat2
 #include "ops/add.h"
 #include "ops/amax.h"
 #include "ops/cat.h"
+#include "ops/complex.h"
 #include "ops/contiguous.h"
 #include "ops/diag_embed.h"
 #include "ops/diagonal.h"
@@ -175,8 +176,14 @@ Tensor linalg_det_backward(const Tensor& grad, const Tensor& A, const Tensor& de
   return mul(unsqueeze(unsqueeze(grad, -1), -1), adjT);
 }
 
-Tensor linalg_slogdet_backward(const Tensor& grad_logabsdet, const Tensor& A) {
-  return mul(unsqueeze(unsqueeze(grad_logabsdet, -1), -1), mT(linalg_inv(A)));
+// d log det A = tr(A^-1 dA) = dz: logabsdet moves by Re(dz), and sign = e^(i theta) by i sign Im(dz). So
+// dL = g_l Re(dz) - Im(conj(g_s) sign) Im(dz), whose gradient is (g_l - i Im(conj(g_s) sign)) A^-H. A real
+// sign is piecewise constant: its gradient is 0.
+Tensor linalg_slogdet_backward(const Tensor& grad_sign, const Tensor& grad_logabsdet, const Tensor& A,
+                               const Tensor& sign) {
+  Tensor g = grad_logabsdet;
+  if (is_complex_type(A.scalar_type())) g = complex(g, neg(imag(mul(torchlite::conj(grad_sign), sign))));
+  return mul(unsqueeze(unsqueeze(g, -1), -1), mH(linalg_inv(A)));
 }
 
 Tensor linalg_cholesky_backward(const Tensor& grad, const Tensor& L, bool upper) {
