@@ -7,6 +7,7 @@ import pickle
 
 import numpy as np
 import pytest
+from test_cuda_emulated import run_emulated
 
 import torchlite as tl
 
@@ -617,11 +618,8 @@ def test_complex_matches_torch():
         assert repr(got).replace("torchlite.", "torch.") == repr(want), expr
 
 
-def test_on_the_emulated_cuda_device(tmp_path):
+def test_on_the_emulated_cuda_device():
     """The CUDA copies and pointwise kernels (compiled for the host here) with complex and unsigned tensors."""
-    import os
-    import subprocess
-    import sys
     script = (
         "import cmath\nimport torchlite as tl\n"
         "x = tl.tensor([1 + 2j, 3 - 1j], dtype=tl.complex128).cuda()\n"
@@ -638,10 +636,7 @@ def test_on_the_emulated_cuda_device(tmp_path):
         "u = tl.tensor([1, 2], dtype=tl.uint32).cuda()\n"
         "assert (u * u).cpu().tolist() == [1, 4] and (u == 2).cpu().tolist() == [False, True]\n"
         "print('ok')\n")
-    env = dict(os.environ, TORCHLITE_EMULATE_CUDA="1")
-    env.pop("TORCHLITE_GPU_KERNELS_ON_HOST", None)
-    r = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, env=env, capture_output=True, text=True,
-                       timeout=300)
+    r = run_emulated(["-c", script], timeout=300)
     assert r.returncode == 0 and r.stdout.strip() == "ok", r.stdout + r.stderr
 
 

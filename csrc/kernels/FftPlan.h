@@ -282,7 +282,8 @@ class FftPlan {
     for (int64_t p : factors) small = small && p <= kMaxRadix;
     if (small) {
       stages_ = make_stages(factors);
-      lane_stages_ = make_stages(factorize(n, /*eights=*/true));
+      std::vector<int64_t> eights = factorize(n, /*eights=*/true);
+      if (eights != factors) lane_stages_ = make_stages(eights);
       scratch_ = n;
       return;
     }
@@ -315,7 +316,7 @@ class FftPlan {
   // sre/sim as scratch of the same size (lanes::plane_size(n) values each).
   void forward_lanes(T* re, T* im, T* sre, T* sim) const {
     T *ir = re, *ii = im, *orr = sre, *oi = sim;
-    for (const Stage& s : lane_stages_) {
+    for (const Stage& s : lane_stages_.empty() ? stages_ : lane_stages_) {
       lanes::stage<T>(s.radix, ir, ii, orr, oi, n_ / s.radix, s.span, s.twiddles.data(), s.roots.data());
       std::swap(ir, orr);
       std::swap(ii, oi);
@@ -516,7 +517,7 @@ class FftPlan {
   int64_t n_;
   int64_t scratch_ = 0;
   std::vector<Stage> stages_;
-  std::vector<Stage> lane_stages_;  // the same transform with radix-8 stages, for forward_lanes()
+  std::vector<Stage> lane_stages_;  // with radix-8 stages, for forward_lanes(); empty: stages_ has no 8 to take
   int64_t m_ = 0;                   // Bluestein's convolution length
   std::unique_ptr<FftPlan<T>> inner_;
   std::vector<C> chirp_;            // e^(-pi i k^2 / n)

@@ -384,12 +384,8 @@ void kernels::fft_c2c_out_any(const Tensor& self, IntArrayRef dim, int64_t norma
   Tensor target = target_for(out, self);
   copy_(target, self);
   const double scale = fft::norm_scale(normalization, product_over(self.sizes(), d));
-  for_precision(self.scalar_type(), [&](auto tag) {
+  for_precision(self.scalar_type(), [&](auto tag) {  // no dims: the copy is the result (scale 1)
     using T = decltype(tag);
-    if (d.empty()) {
-      c2c_pass<T>(target.data<Complex<T>>(), target.numel(), 1, 1, forward, T(scale));
-      return;
-    }
     c2c_dims<T>(target, d, 0, d.size(), forward, static_cast<T>(scale));
   });
   finish(out, target);

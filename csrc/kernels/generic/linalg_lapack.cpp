@@ -534,9 +534,9 @@ void geev_each(T* a, int64_t nb, int64_t n, C* w, C* v, int* f, const char* api)
   if constexpr (is_complex_v<T>) {
     using R = typename T::value_type;
     T query{};
-    int qinfo = 0, lwork = -1;
+    int qinfo = 0;
     Lapack<T>::geev_query(jobvl, jobvr, in, a, w, v, &query, &qinfo);
-    lwork = work_size(query);
+    const int lwork = work_size(query);
     for_each_matrix(nb, 10 * n * n * n, [&](int64_t i) {
       std::vector<T> work(static_cast<size_t>(lwork));
       std::vector<R> rwork(static_cast<size_t>(2 * n));

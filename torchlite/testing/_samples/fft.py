@@ -138,5 +138,6 @@ ERRORS = [
     ("tl._fft_r2c(a * 1j, [0], 0, True)", "RuntimeError",
      ["Only supports floating-point dtypes, but found: ComplexFloat"]),
     ("tl.fft.fftfreq(4, dtype=tl.int64)", "RuntimeError", ["fftfreq requires a floating point or complex dtype"]),
+    # PyTorch takes any normalization code here; torchlite names the three it has
     ("tl._fft_c2c(a * 1j, [0], 3, True)", "RuntimeError", ["normalization must be 0 (none), 1 (by 1/sqrt(n)) or 2"]),
 ]
