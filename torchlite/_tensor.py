@@ -408,7 +408,7 @@ class Tensor(_C.TensorBase):
         if self.dim() < 2:
             raise RuntimeError(f"tensor.mH is only supported on matrices or batches of matrices. Got {self.dim()}-D "
                                "tensor.")
-        return self.transpose(-2, -1)
+        return self.transpose(-2, -1).conj()
 
     @property
     def H(self):
@@ -420,14 +420,14 @@ class Tensor(_C.TensorBase):
 
             warnings.warn("Tensor.H is deprecated on 0-D tensors. Consider using x.conj().", UserWarning, stacklevel=2)
             return self
-        return self.transpose(0, 1)
+        return self.transpose(0, 1).conj()
 
     def adjoint(self):
         """The conjugate transpose of the last two dims, as a view (the transpose, for real dtypes)."""
         if self.dim() < 2:
             raise RuntimeError(f"tensor.adjoint() is only supported on matrices or batches of matrices. Got "
                                f"{self.dim()}-D tensor.")
-        return self.transpose(-2, -1)
+        return self.transpose(-2, -1).conj()
 
     def __iter__(self):
         if self.dim() == 0:

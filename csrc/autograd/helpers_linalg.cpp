@@ -37,7 +37,8 @@ Tensor mm_mat2_backward(const Tensor& grad, const Tensor& mat1, IntArrayRef mat2
 
 // ------------------------------------------------------------------ torch.linalg (issue 18)
 // The gradients of the LAPACK kernels (kernels/generic/linalg_lapack.cpp), written with torchlite ops so that
-// double backward records through them. Real dtypes: transposes stand for PyTorch's conjugate transposes.
+// double backward records through them. mH is the conjugate transpose (the transpose of a real matrix), so the
+// formulas serve complex matrices in PyTorch's convention too.
 #include <algorithm>
 #include <vector>
 
@@ -95,9 +96,9 @@ Tensor with_diagonal(const Tensor& M, const Tensor& d) {
 
 // The gradient of A = P L U (square) from those of its factors.
 Tensor lu_factors_backward(const Tensor& gL, const Tensor& gU, const Tensor& P, const Tensor& L, const Tensor& U) {
-  Tensor phi = add(tril(matmul(mT(L), gL), -1), triu(matmul(gU, mT(U))));
-  Tensor x = linalg_solve_triangular(mT(L), phi, /*upper=*/true, /*left=*/true, /*unitriangular=*/true);
-  x = linalg_solve_triangular(mT(U), x, /*upper=*/false, /*left=*/false, /*unitriangular=*/false);
+  Tensor phi = add(tril(matmul(mH(L), gL), -1), triu(matmul(gU, mH(U))));
+  Tensor x = linalg_solve_triangular(mH(L), phi, /*upper=*/true, /*left=*/true, /*unitriangular=*/true);
+  x = linalg_solve_triangular(mH(U), x, /*upper=*/false, /*left=*/false, /*unitriangular=*/false);
   return matmul(P, x);
 }
 
@@ -109,8 +110,8 @@ void check_square_lu(const Tensor& LU) {
 
 // The gradient of the packed LU from that of A = P L U.
 Tensor lu_packed_from_A(const Tensor& gA, const Tensor& P, const Tensor& L, const Tensor& U) {
-  Tensor ptg = matmul(mT(P), gA);
-  return add(tril(matmul(ptg, mT(U)), -1), triu(matmul(mT(L), ptg)));
+  Tensor ptg = matmul(mH(P), gA);
+  return add(tril(matmul(ptg, mH(U)), -1), triu(matmul(mH(L), ptg)));
 }
 
 }  // namespace
@@ -128,8 +129,8 @@ std::tuple<Tensor, Tensor> linalg_lu_solve_backward(const Tensor& grad, const Te
   Tensor gLU;
   if (grad_input_mask[0]) {
     check_square_lu(LU);
-    Tensor gM = left ? neg(matmul(gB, mT(result))) : neg(matmul(mT(result), gB));  // of the system's matrix
-    Tensor gA = adjoint ? mT(gM) : gM;
+    Tensor gM = left ? neg(matmul(gB, mH(result))) : neg(matmul(mH(result), gB));  // of the system's matrix
+    Tensor gA = adjoint ? mH(gM) : gM;
     auto [P, L, U] = lu_unpack(LU, pivots, true, true);
     gLU = lu_packed_from_A(gA, P, L, U);
   }
@@ -186,24 +187,29 @@ Tensor linalg_slogdet_backward(const Tensor& grad_sign, const Tensor& grad_logab
   return mul(unsqueeze(unsqueeze(g, -1), -1), mH(linalg_inv(A)));
 }
 
+// A = L L^H: gA = L^-H Phi L^-1 with Phi = (M + tril(M, -1)^H) / 2, M = tril(L^H gL): PyTorch's gradient
+// (symmetric for real matrices; for complex ones Hermitian up to the imaginary part of Phi's diagonal, which no
+// Hermitian direction sees).
 Tensor linalg_cholesky_backward(const Tensor& grad, const Tensor& L, bool upper) {
-  Tensor l = upper ? mT(L) : L;
-  Tensor gl = upper ? mT(grad) : grad;
-  Tensor phi = tril(matmul(mT(l), gl));
-  phi = sub(phi, mul(diag_embed(diagonal(phi, 0, -2, -1)), number(0.5)));
-  Tensor x = linalg_solve_triangular(mT(l), phi, /*upper=*/true, /*left=*/true, /*unitriangular=*/false);
-  Tensor gA = linalg_solve_triangular(l, x, /*upper=*/false, /*left=*/false, /*unitriangular=*/false);
-  return mul(add(gA, mT(gA)), number(0.5));
+  Tensor l = upper ? mH(L) : L;
+  Tensor gl = upper ? mH(grad) : grad;
+  Tensor M = tril(matmul(mH(l), gl));
+  Tensor phi = mul(add(M, mH(tril(M, -1))), number(0.5));
+  Tensor x = linalg_solve_triangular(mH(l), phi, /*upper=*/true, /*left=*/true, /*unitriangular=*/false);
+  return linalg_solve_triangular(l, x, /*upper=*/false, /*left=*/false, /*unitriangular=*/false);
 }
 
 namespace {
 
-// The QR gradient of A = QR with m >= n (Q m x n, R n x n upper): (gQ + Q copyltu(M)) R^-T, M = R gR^T - gQ^T Q.
+// The QR gradient of A = QR with m >= n (Q m x n, R n x n upper with a real diagonal, as LAPACK's):
+// gA = (gQ + Q (G - N)) R^-H with N = Q^H gQ - gR R^H and G = tril(N - N^H) with its (imaginary) diagonal
+// halved. For real matrices G - N is copyltu(R gR^T - gQ^T Q).
 Tensor qr_backward_tall(const Tensor& gQ, const Tensor& gR, const Tensor& Q, const Tensor& R) {
-  Tensor M = sub(matmul(R, mT(gR)), matmul(mT(gQ), Q));
-  Tensor sym = add(tril(M), mT(tril(M, -1)));
-  Tensor b = add(gQ, matmul(Q, sym));
-  return linalg_solve_triangular(mT(R), b, /*upper=*/false, /*left=*/false, /*unitriangular=*/false);
+  Tensor N = sub(matmul(mH(Q), gQ), matmul(gR, mH(R)));
+  Tensor K = sub(N, mH(N));
+  Tensor G = sub(tril(K), mul(diag_embed(diagonal(K, 0, -2, -1)), number(0.5)));
+  Tensor b = add(gQ, matmul(Q, sub(G, N)));
+  return linalg_solve_triangular(mH(R), b, /*upper=*/false, /*left=*/false, /*unitriangular=*/false);
 }
 
 }  // namespace
@@ -216,11 +222,11 @@ Tensor linalg_qr_backward(const Tensor& grad_Q, const Tensor& grad_R, const Tens
   TL_CHECK(!(mode == "complete" && m > n), "The QR decomposition is not differentiable when mode='complete' and "
            "nrows > ncols.");
   if (m >= n) return qr_backward_tall(grad_Q, grad_R, Q, R);
-  // A = [X | Y] with X = Q R1 square and Y = Q R2: Y reaches Q through R2 = Q^T Y
+  // A = [X | Y] with X = Q R1 square and Y = Q R2: Y reaches Q through R2 = Q^H Y
   Tensor R1 = narrow(R, -1, 0, m), R2 = narrow(R, -1, m, n - m);
   Tensor gR1 = narrow(grad_R, -1, 0, m), gR2 = narrow(grad_R, -1, m, n - m);
   Tensor Y = matmul(Q, R2);
-  Tensor gX = qr_backward_tall(add(grad_Q, matmul(Y, mT(gR2))), gR1, Q, R1);
+  Tensor gX = qr_backward_tall(add(grad_Q, matmul(Y, mH(gR2))), gR1, Q, R1);
   return cat({gX, matmul(Q, gR2)}, -1);
 }
 
@@ -249,19 +255,34 @@ Tensor linalg_eig_backward(const Tensor& grad_eigenvalues, const Tensor& grad_ei
   return linalg_solve(Vh, matmul(inner, Vh), /*left=*/true);
 }
 
+// A = V diag(L) V^H: gA = V (diag(gL) + skew(V^H gV) / (L_j - L_i)) V^H, skew(X) = (X - X^H) / 2, Hermitian as
+// PyTorch's (the derivative of the Hermitian matrix A stands for; eigh reads one triangle). Complex eigenvectors
+// are defined up to a phase each: a loss that depends on it is refused, as by PyTorch.
 Tensor linalg_eigh_backward(const Tensor& grad_eigenvalues, const Tensor& grad_eigenvectors, const Tensor& eigenvalues,
                             const Tensor& eigenvectors) {
   int64_t n = eigenvalues.size(-1);
   TL_CHECK(eigenvectors.numel() > 0 || n == 0, "linalg.eigh: the derivative needs the eigenvectors, which "
            "_linalg_eigh(compute_v=False) does not compute; use linalg.eigh");
   const Tensor& V = eigenvectors;
+  Tensor VhgV = matmul(mH(V), grad_eigenvectors);
+  if (is_complex_type(V.scalar_type()) && n > 0) {
+    const double phase_dependence =
+        item(amax(abs(imag(diagonal(VhgV, 0, -2, -1))), std::nullopt, false)).to_double();
+    TL_CHECK(phase_dependence <= 1e-2, "linalg_eigh_backward: The eigenvectors in the complex case are specified up "
+             "to multiplication by e^{i phi}. The specified loss function depends on this quantity, so it is "
+             "ill-defined.");
+  }
   // E_ij = L_j - L_i, with ones on the diagonal so that the division leaves it finite (it is replaced)
   Tensor E = add(sub(unsqueeze(eigenvalues, -2), unsqueeze(eigenvalues, -1)), eye_like(n, eigenvalues));
-  Tensor inner = div(matmul(mT(V), grad_eigenvectors), E);
+  Tensor inner = div(mul(sub(VhgV, mH(VhgV)), number(0.5)), E);
   inner = with_diagonal(inner, grad_eigenvalues);
-  return matmul(matmul(V, inner), mT(V));
+  return matmul(matmul(V, inner), mH(V));
 }
 
+// A = U diag(S) Vh: gA = U (J S + S K + diag(gS) + i Im(diag(U^H gU)) / S) Vh, J and K the skew-Hermitian parts
+// of U^H gU and V^H gV over S_j^2 - S_i^2, plus the parts of gU and gVh outside the spans of U and V. Complex
+// singular vectors are defined up to a common phase per pair: a loss that depends on it is refused, as by
+// PyTorch.
 Tensor linalg_svd_backward(const Tensor& grad_U, const Tensor& grad_S, const Tensor& grad_Vh, const Tensor& U_,
                            const Tensor& S, const Tensor& Vh_, bool full_matrices) {
   int64_t k = S.size(-1);
@@ -273,28 +294,38 @@ Tensor linalg_svd_backward(const Tensor& grad_U, const Tensor& grad_S, const Ten
   Tensor gU = full_matrices ? narrow(grad_U, -1, 0, k) : grad_U;
   Tensor gVh = full_matrices ? narrow(grad_Vh, -2, 0, k) : grad_Vh;
   int64_t m = U.size(-2), n = Vh.size(-1);
-  Tensor UtgU = matmul(mT(U), gU);
-  Tensor VtgV = matmul(Vh, mT(gVh));
+  Tensor UhgU = matmul(mH(U), gU);
+  Tensor VhgV = matmul(Vh, mH(gVh));
+  const bool complex_ = is_complex_type(U.scalar_type());
+  Tensor imdiag;  // Im(diag(U^H gU))
+  if (complex_ && k > 0) {
+    imdiag = imag(diagonal(UhgU, 0, -2, -1));
+    Tensor invariance = add(imdiag, imag(diagonal(VhgV, 0, -2, -1)));
+    TL_CHECK(item(amax(abs(invariance), std::nullopt, false)).to_double() <= 1e-2, "svd_backward: The singular "
+             "vectors in the complex case are specified up to multiplication by e^{i phi}. The specified loss "
+             "function depends on this phase term, making it ill-defined.");
+  }
   Tensor S2 = mul(S, S);
   Tensor I = eye_like(k, S);
   // F_ij = 1 / (S_j^2 - S_i^2) off the diagonal, 0 on it
   Tensor F = sub(reciprocal(add(sub(unsqueeze(S2, -2), unsqueeze(S2, -1)), I)), I);
-  Tensor J = mul(F, sub(UtgU, mT(UtgU)));
-  Tensor K = mul(F, sub(VtgV, mT(VtgV)));
+  Tensor J = mul(F, sub(UhgU, mH(UhgU)));
+  Tensor K = mul(F, sub(VhgV, mH(VhgV)));
   Tensor inner = add(add(mul(J, unsqueeze(S, -2)), mul(unsqueeze(S, -1), K)), diag_embed(grad_S));
+  if (imdiag.defined()) inner = add(inner, diag_embed(complex(zeros_like(imdiag), div(imdiag, S))));
   Tensor gA = matmul(matmul(U, inner), Vh);
-  if (m > k) gA = add(gA, matmul(div(sub(gU, matmul(U, UtgU)), unsqueeze(S, -2)), Vh));
-  if (n > k) gA = add(gA, matmul(U, div(sub(gVh, matmul(mT(VtgV), Vh)), unsqueeze(S, -1))));
+  if (m > k) gA = add(gA, matmul(div(sub(gU, matmul(U, UhgU)), unsqueeze(S, -2)), Vh));
+  if (n > k) gA = add(gA, matmul(U, div(sub(gVh, matmul(mH(VhgV), Vh)), unsqueeze(S, -1))));
   return gA;
 }
 
 std::tuple<Tensor, Tensor> linalg_solve_triangular_backward(const Tensor& grad, const Tensor& A, const Tensor& result,
                                                             bool upper, bool left, bool unitriangular,
                                                             std::array<bool, 2> grad_input_mask) {
-  Tensor gB = linalg_solve_triangular(mT(A), grad, !upper, left, unitriangular);
+  Tensor gB = linalg_solve_triangular(mH(A), grad, !upper, left, unitriangular);
   Tensor gA;
   if (grad_input_mask[0]) {
-    gA = left ? neg(matmul(gB, mT(result))) : neg(matmul(mT(result), gB));
+    gA = left ? neg(matmul(gB, mH(result))) : neg(matmul(mH(result), gB));
     gA = upper ? triu(gA, unitriangular ? 1 : 0) : tril(gA, unitriangular ? -1 : 0);
   }
   return {gA, grad_input_mask[1] ? gB : Tensor()};
@@ -308,20 +339,20 @@ std::tuple<Tensor, Tensor> linalg_lstsq_backward(const Tensor& grad, const Tenso
   Tensor Bm = vector ? unsqueeze(B, -1) : B;
   int64_t m = A.size(-2), n = A.size(-1);
   Tensor gA, gB;
-  if (m >= n) {  // X = (A^T A)^-1 A^T B
-    Tensor Y = linalg_solve(matmul(mT(A), A), g, true);
+  if (m >= n) {  // X = (A^H A)^-1 A^H B
+    Tensor Y = linalg_solve(matmul(mH(A), A), g, true);
     gB = matmul(A, Y);
     if (grad_input_mask[0]) {
       Tensor r = sub(Bm, matmul(A, X));
-      gA = sub(matmul(r, mT(Y)), matmul(matmul(A, Y), mT(X)));
+      gA = sub(matmul(r, mH(Y)), matmul(matmul(A, Y), mH(X)));
     }
-  } else {  // X = A^T (A A^T)^-1 B
-    Tensor H = matmul(A, mT(A));
+  } else {  // X = A^H (A A^H)^-1 B
+    Tensor H = matmul(A, mH(A));
     Tensor W = linalg_solve(H, matmul(A, g), true);
     gB = W;
     if (grad_input_mask[0]) {
       Tensor Z = linalg_solve(H, Bm, true);
-      gA = sub(matmul(Z, mT(sub(g, matmul(mT(A), W)))), matmul(W, mT(X)));
+      gA = sub(matmul(Z, mH(sub(g, matmul(mH(A), W)))), matmul(W, mH(X)));
     }
   }
   if (vector) gB = squeeze(gB, -1);

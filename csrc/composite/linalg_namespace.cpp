@@ -142,6 +142,8 @@ using namespace linalg;
 namespace {
 
 Tensor mT(const Tensor& t) { return transpose(t, -2, -1); }
+// The conjugate transpose (the transpose of a real matrix).
+Tensor mH(const Tensor& t) { return is_complex_type(t.scalar_type()) ? torchlite::conj(mT(t)) : mT(t); }
 
 // Whether a composite's result must be differentiable: A requires grad and grad mode is on, or A carries a
 // forward-mode tangent.
@@ -269,10 +271,10 @@ Tensor composite::cholesky_solve(const Tensor& self, const Tensor& input2, bool 
   check_matrix(self, "cholesky_solve", "B");
   check_square(input2, "cholesky_solve");
   check_same_dtype(self, input2, "cholesky_solve", "B", "A");
-  // A = L L^T: X = L^-T (L^-1 B); A = U^T U: X = U^-1 (U^-T B)
+  // A = L L^H: X = L^-H (L^-1 B); A = U^H U: X = U^-1 (U^-H B)
   const Tensor& F = input2;
-  Tensor y = linalg_solve_triangular(upper ? mT(F) : F, self, /*upper=*/false, /*left=*/true, false);
-  return linalg_solve_triangular(upper ? F : mT(F), y, /*upper=*/true, /*left=*/true, false);
+  Tensor y = linalg_solve_triangular(upper ? mH(F) : F, self, /*upper=*/false, /*left=*/true, false);
+  return linalg_solve_triangular(upper ? F : mH(F), y, /*upper=*/true, /*left=*/true, false);
 }
 
 Tensor composite::cholesky_inverse(const Tensor& self, bool upper) {
@@ -308,7 +310,7 @@ std::tuple<Tensor, Tensor, Tensor> composite::svd(const Tensor& self, bool some,
   check_matrix(self, "linalg.svd");
   if (compute_uv) {
     auto [U, S, Vh] = _linalg_svd(self, !some, true, std::nullopt);
-    return {U, S, mT(Vh)};
+    return {U, S, mH(Vh)};
   }
   Tensor S = torchlite::linalg_svdvals(self, std::nullopt);
   int64_t m = self.size(-2), n = self.size(-1);
@@ -331,11 +333,11 @@ Tensor composite::linalg_householder_product(const Tensor& A, const Tensor& tau)
   TL_CHECK(A.dim() - tau.dim() == 1, api, ": Expected tau to have one dimension less than input, but got tau.ndim "
            "equal to ", tau.dim(), " and input.ndim is equal to ", A.dim());
   TL_CHECK(A.size(-1) >= tau.size(-1), api, ": input.shape[-1] must be greater than or equal to tau.shape[-1]");
-  check_float(A, api);
+  check_float_or_complex(A, api);
   TL_CHECK(A.scalar_type() == tau.scalar_type(), api, ": tau dtype ", scalar_type_name(tau.scalar_type()),
            " does not match input dtype ", scalar_type_name(A.scalar_type()));
   int64_t m = A.size(-2), n = A.size(-1), k = tau.size(-1);
-  // Q = H_0 H_1 ... H_(k-1) applied to the first n columns of I, H_i = I - tau_i v_i v_i^T, v_i = (0.., 1, A[i+1:, i])
+  // Q = H_0 H_1 ... H_(k-1) applied to the first n columns of I, H_i = I - tau_i v_i v_i^H, v_i = (0.., 1, A[i+1:, i])
   Tensor Q = expand(eye(m, n, A.scalar_type(), A.device()), with_matrix(batch_sizes(A), m, n));
   for (int64_t i = k - 1; i >= 0; --i) {
     // v_i = unit_i + below_i * A[:, i] with unit_i = e_i and below_i the indicator of the rows past i
@@ -346,7 +348,7 @@ Tensor composite::linalg_householder_product(const Tensor& A, const Tensor& tau)
     Tensor v = add(mul(select(A, -1, i), _to_copy(below, A.scalar_type(), A.device())),
                    _to_copy(unit, A.scalar_type(), A.device()));
     Tensor vc = unsqueeze(v, -1);                          // (..., m, 1)
-    Tensor w = matmul(mT(vc), Q);                          // (..., 1, n)
+    Tensor w = matmul(mH(vc), Q);                          // (..., 1, n)
     Tensor t = unsqueeze(unsqueeze(select(tau, -1, i), -1), -1);
     Q = sub(Q, mul(t, matmul(vc, w)));
   }
@@ -376,7 +378,7 @@ Tensor composite::matrix_power(const Tensor& self, int64_t n) { return torchlite
 
 Tensor composite::linalg_matrix_exp(const Tensor& A) {
   check_square(A, "linalg.matrix_exp");
-  check_float(A, "linalg.matrix_exp");
+  check_float_or_complex(A, "linalg.matrix_exp");
   int64_t n = A.size(-1);
   if (A.numel() == 0) return clone(A);
   // Higham's scaling and squaring with the [13/13] Pade approximant: exp(A) = r(A / 2^s)^(2^s)
@@ -452,7 +454,7 @@ Tensor squeeze_two(Tensor t, std::array<int64_t, 2> d) {
 Tensor composite::linalg_matrix_norm(const Tensor& A, const Scalar& ord, IntArrayRef dim, bool keepdim,
                                      std::optional<ScalarType> dtype) {
   auto d = matrix_dims(A, dim);
-  check_float(A, "linalg.matrix_norm");
+  check_float_or_complex(A, "linalg.matrix_norm");
   Tensor X = dtype.has_value() ? _to_copy(A, dtype, std::nullopt) : A;
   double v = ord.to_double();
   if (v == 2 || v == -2) {
@@ -471,10 +473,12 @@ Tensor composite::linalg_matrix_norm(const Tensor& A, const Scalar& ord, IntArra
 Tensor composite::linalg_matrix_norm_str_ord(const Tensor& A, std::string_view ord, IntArrayRef dim, bool keepdim,
                                      std::optional<ScalarType> dtype) {
   auto d = matrix_dims(A, dim);
-  check_float(A, "linalg.matrix_norm");
+  check_float_or_complex(A, "linalg.matrix_norm");
   TL_CHECK(ord == "fro" || ord == "nuc", "linalg.matrix_norm: Order ", ord, " not supported.");
   Tensor X = dtype.has_value() ? _to_copy(A, dtype, std::nullopt) : A;
-  if (ord == "fro") return norm(X, Scalar(int64_t(2)), DimVector{d[0], d[1]}, keepdim, std::nullopt);
+  if (ord == "fro") {
+    return torchlite::linalg_vector_norm(X, Scalar(int64_t(2)), DimVector{d[0], d[1]}, keepdim, std::nullopt);
+  }
   return over_singular_values(X, d, keepdim, [](const Tensor& s) {
     return sum(s, std::optional<IntArrayRef>(DimVector{-1}), false);
   });
@@ -528,7 +532,7 @@ Tensor cond_by_inverse(const Tensor& A, const Ord& p, std::string_view api) {
 
 Tensor composite::linalg_cond(const Tensor& A, const std::optional<Scalar>& p) {
   check_matrix(A, "linalg.cond");
-  check_float(A, "linalg.cond");
+  check_float_or_complex(A, "linalg.cond");
   double v = p.has_value() ? p->to_double() : 2.0;
   if (v == 2 || v == -2) {
     Tensor s = torchlite::linalg_svdvals(A, std::nullopt);
@@ -541,7 +545,7 @@ Tensor composite::linalg_cond(const Tensor& A, const std::optional<Scalar>& p) {
 
 Tensor composite::linalg_cond_p_str(const Tensor& A, std::string_view p) {
   check_matrix(A, "linalg.cond");
-  check_float(A, "linalg.cond");
+  check_float_or_complex(A, "linalg.cond");
   TL_CHECK(p == "fro" || p == "nuc", "linalg.cond got an invalid norm type: ", p);
   return cond_by_inverse(A, p, str("linalg.cond(ord=", p, ")"));
 }
@@ -552,14 +556,15 @@ namespace {
 // none). Without rtol: eps * max(m, n), or 0 where atol > 0 (PyTorch's rule).
 Tensor tolerance(const Tensor& A, const Tensor& largest, const std::optional<Tensor>& atol,
                  const std::optional<Tensor>& rtol) {
-  const double eps = A.scalar_type() == ScalarType::Float ? std::numeric_limits<float>::epsilon()
-                                                          : std::numeric_limits<double>::epsilon();
+  const ScalarType real = to_real_type(A.scalar_type());
+  const double eps = real == ScalarType::Float ? std::numeric_limits<float>::epsilon()
+                                               : std::numeric_limits<double>::epsilon();
   auto per_matrix = [&](const Tensor& t, const char* name) {
     TL_CHECK(t.device() == A.device(), "linalg: ", name, " must be on ", to_string(A.device()), ", got ",
              to_string(t.device()));
     TL_CHECK_TYPE(is_floating_type(t.scalar_type()) || is_integral_type(t.scalar_type(), true), "linalg: ", name,
                   " must be a real tensor, got ", scalar_type_name(t.scalar_type()));
-    return unsqueeze(torchlite::to(t, A.scalar_type()), -1);
+    return unsqueeze(torchlite::to(t, real), -1);
   };
   const std::optional<Tensor> a = atol ? std::optional<Tensor>(per_matrix(*atol, "atol")) : std::nullopt;
   Tensor r;
@@ -575,13 +580,13 @@ Tensor tolerance(const Tensor& A, const Tensor& largest, const std::optional<Ten
 
 std::optional<Tensor> as_tensor_tol(const Tensor& A, std::optional<double> v) {
   if (!v) return std::nullopt;
-  return full({}, Scalar(*v), A.scalar_type(), A.device());
+  return full({}, Scalar(*v), to_real_type(A.scalar_type()), A.device());
 }
 
 Tensor pinv_impl(const Tensor& A, const std::optional<Tensor>& atol, const std::optional<Tensor>& rtol,
                  bool hermitian) {
   check_matrix(A, "linalg.pinv");
-  check_float(A, "linalg.pinv");
+  check_float_or_complex(A, "linalg.pinv");
   if (A.numel() == 0) return zeros(with_matrix(batch_sizes(A), A.size(-1), A.size(-2)), A.scalar_type(), A.device());
   if (hermitian) {
     check_square(A, "linalg.pinv");
@@ -590,19 +595,19 @@ Tensor pinv_impl(const Tensor& A, const std::optional<Tensor>& atol, const std::
     Tensor tol = tolerance(A, unsqueeze(amax(absL, DimVector{-1}, false), -1), atol, rtol);
     Tensor keep = gt(absL, tol);
     Tensor inv = where(keep, reciprocal(where(keep, L, full_like(L, Scalar(1.0)))), zeros_like(L));
-    return matmul(mul(V, unsqueeze(inv, -2)), mT(V));
+    return matmul(mul(V, unsqueeze(inv, -2)), mH(V));
   }
   auto [U, S, Vh] = _linalg_svd(A, false, true, std::nullopt);
   Tensor tol = tolerance(A, narrow(S, -1, 0, 1), atol, rtol);
   Tensor keep = gt(S, tol);
   Tensor inv = where(keep, reciprocal(where(keep, S, full_like(S, Scalar(1.0)))), zeros_like(S));
-  return matmul(mul(mT(Vh), unsqueeze(inv, -2)), mT(U));
+  return matmul(mul(mH(Vh), unsqueeze(inv, -2)), mH(U));
 }
 
 Tensor matrix_rank_impl(const Tensor& A, const std::optional<Tensor>& atol, const std::optional<Tensor>& rtol,
                         bool hermitian) {
   check_matrix(A, "torch.linalg.matrix_rank");
-  check_float(A, "torch.linalg.matrix_rank");
+  check_float_or_complex(A, "torch.linalg.matrix_rank");
   Tensor s = hermitian ? abs(torchlite::linalg_eigvalsh(A, "L")) : torchlite::linalg_svdvals(A, std::nullopt);
   if (s.size(-1) == 0) return zeros(batch_sizes(A), ScalarType::Int64, A.device());
   Tensor tol = tolerance(A, unsqueeze(amax(s, DimVector{-1}, false), -1), atol, rtol);

@@ -213,7 +213,7 @@ std::array<TensorMeta, 2> meta::linalg_slogdet_meta(const Tensor& A) {
 
 std::array<TensorMeta, 2> meta::linalg_cholesky_ex_meta(const Tensor& A, bool upper, bool check_errors) {
   check_square(A, "linalg.cholesky");
-  check_float(A, "linalg.cholesky");
+  check_float_or_complex(A, "linalg.cholesky");
   return {exact_meta(DimVector(A.sizes()), A), exact_meta(batch_sizes(A), A, ScalarType::Int32)};
 }
 
@@ -221,7 +221,7 @@ std::array<TensorMeta, 2> meta::linalg_qr_meta(const Tensor& A, std::string_view
   TL_CHECK(mode == "reduced" || mode == "complete" || mode == "r", "qr received unrecognized mode '", mode,
            "' but expected one of 'reduced' (default), 'r', or 'complete'");
   check_matrix(A, "linalg.qr");
-  check_float(A, "linalg.qr");
+  check_float_or_complex(A, "linalg.qr");
   DimVector batch = batch_sizes(A);
   int64_t m = A.size(-2), n = A.size(-1), k = std::min(m, n);
   if (mode == "r") return {exact_meta(DimVector{0}, A), exact_meta(with_matrix(batch, k, n), A)};
@@ -240,20 +240,21 @@ std::array<TensorMeta, 2> meta::linalg_eigh_meta(const Tensor& A, std::string_vi
   TL_CHECK(UPLO == "L" || UPLO == "U" || UPLO == "l" || UPLO == "u",
            "Expected UPLO argument to be 'L' or 'U', but got ", UPLO);
   check_square(A, "linalg.eigh");
-  check_float(A, "linalg.eigh");
-  DimVector values = with_vector(batch_sizes(A), A.size(-1));
-  return {exact_meta(values, A), exact_meta(compute_v ? DimVector(A.sizes()) : DimVector{0}, A)};
+  check_float_or_complex(A, "linalg.eigh");
+  DimVector values = with_vector(batch_sizes(A), A.size(-1));  // real eigenvalues, also of a complex A
+  return {exact_meta(values, A, to_real_type(A.scalar_type())),
+          exact_meta(compute_v ? DimVector(A.sizes()) : DimVector{0}, A)};
 }
 
 std::array<TensorMeta, 3> meta::linalg_svd_meta(const Tensor& A, bool full_matrices, bool compute_uv,
                                                 std::optional<std::string_view> driver) {
   check_matrix(A, "linalg.svd");
-  check_float(A, "linalg.svd");
+  check_float_or_complex(A, "linalg.svd");
   TL_CHECK(!driver.has_value() || A.is_cuda(), "torch.linalg.svd: keyword argument `driver=` is only supported on "
            "CUDA inputs with cuSOLVER backend.");
   DimVector batch = batch_sizes(A);
   int64_t m = A.size(-2), n = A.size(-1), k = std::min(m, n);
-  TensorMeta S = exact_meta(with_vector(batch, k), A);
+  TensorMeta S = exact_meta(with_vector(batch, k), A, to_real_type(A.scalar_type()));
   if (!compute_uv) return {exact_meta(DimVector{0}, A), S, exact_meta(DimVector{0}, A)};
   int64_t ucols = full_matrices ? m : k, vrows = full_matrices ? n : k;
   return {exact_meta(with_matrix(batch, m, ucols), A), S, exact_meta(with_matrix(batch, vrows, n), A)};
@@ -264,7 +265,7 @@ TensorMeta meta::linalg_solve_triangular_meta(const Tensor& A, const Tensor& B, 
   const char* api = "linalg.solve_triangular";
   check_square(A, api);
   check_matrix(B, api, "B");
-  check_float(A, api);
+  check_float_or_complex(A, api);
   check_same_dtype(A, B, api);
   int64_t n = A.size(-1);
   TL_CHECK((left ? B.size(-2) : B.size(-1)) == n, api, ": Incompatible shapes of A and B for the equation ",
@@ -278,7 +279,7 @@ std::array<TensorMeta, 4> meta::linalg_lstsq_meta(const Tensor& A, const Tensor&
   const char* api = "torch.linalg.lstsq";
   TL_CHECK(A.dim() >= 2, api, ": input must have at least 2 dimensions.");
   TL_CHECK(B.dim() >= 1, api, ": other must have at least 1 dimension.");
-  check_float(A, api);
+  check_float_or_complex(A, api);
   TL_CHECK(A.scalar_type() == B.scalar_type(), api, ": Expected input and other to have the same dtype, but got "
            "input's dtype ", scalar_type_name(A.scalar_type()), " and other's dtype ", scalar_type_name(B.scalar_type()));
   TL_CHECK(A.device() == B.device(), api, ": Expected input and other to be on the same device, but got input on ",
@@ -299,8 +300,9 @@ std::array<TensorMeta, 4> meta::linalg_lstsq_meta(const Tensor& A, const Tensor&
   if (m > n && d != "gelsy") residuals = vector ? batch : with_vector(batch, k);
   DimVector rank = d == "gels" ? DimVector{0} : batch;
   DimVector sv = (d == "gelsd" || d == "gelss") ? with_vector(batch, std::min(m, n)) : DimVector{0};
-  std::array<TensorMeta, 4> metas{exact_meta(solution, A), exact_meta(residuals, A),
-                                  exact_meta(rank, A, ScalarType::Int64), exact_meta(sv, A)};
+  const ScalarType real = to_real_type(A.scalar_type());
+  std::array<TensorMeta, 4> metas{exact_meta(solution, A), exact_meta(residuals, A, real),
+                                  exact_meta(rank, A, ScalarType::Int64), exact_meta(sv, A, real)};
   // PyTorch casts lstsq's results into an out= of another dtype, except the residuals
   for (size_t i = 0; i < metas.size(); ++i) metas[i].exact_dtype = i == 1;
   return metas;

@@ -1,11 +1,11 @@
 // The torch.linalg kernels that are LAPACK calls (scipy-openblas32's LAPACK, `scipy_` prefixed, 32-bit ints),
-// for float32 and float64; the LU family (lu_factor, lu_solve, solve, inv, det, slogdet) and eig also for
-// complex64 and complex128. One kernel serves every device: the matrices are copied into a CPU buffer in
-// LAPACK's column-major layout (a (..., r, c) batch becomes a contiguous (..., c, r) tensor), factored there,
-// and the results are copied into the outputs, which may be CUDA tensors (no cuSOLVER yet: a CUDA input makes
-// the round trip through the host). Batches run on the threads of parallel_for, each matrix with
-// single-threaded LAPACK (OpenBLAS's own threads would compete with torchlite's OpenMP team: measured 3x
-// slower at 2 threads on this machine, benchmarks/results/linalg.json).
+// for float32, float64, complex64 and complex128 (eigenvalues of Hermitian matrices, singular values and squared
+// residuals in the real dtype of the same precision, as PyTorch's). One kernel serves every device: the matrices
+// are copied into a CPU buffer in LAPACK's column-major layout (a (..., r, c) batch becomes a contiguous
+// (..., c, r) tensor), factored there, and the results are copied into the outputs, which may be CUDA tensors
+// (no cuSOLVER yet: a CUDA input makes the round trip through the host). Batches run on the threads of
+// parallel_for, each matrix with single-threaded LAPACK (OpenBLAS's own threads would compete with torchlite's
+// OpenMP team: measured 3x slower at 2 threads on this machine, benchmarks/results/linalg.json).
 #include <cblas.h>
 
 #include <algorithm>
@@ -72,8 +72,8 @@
   void scipy_##p##gelss_(const int* m, const int* n, const int* nrhs, T* a, const int* lda, T* b,                 \
                          const int* ldb, T* s, const T* rcond, int* rank, T* work, const int* lwork, int* info);
 
-// The LU family and the general eigensolver for complex matrices (COMPLEX is laid out as Complex<T>), and the
-// real eigensolver (eigenvalues as real and imaginary parts).
+// The complex routines (COMPLEX is laid out as Complex<T>; eigenvalues, singular values and rcond are real), and
+// the real eigensolver (eigenvalues as real and imaginary parts).
 #define TL_LAPACK_DECLARE_COMPLEX(C, R, p)                                                                        \
   void scipy_##p##getrf_(const int* m, const int* n, C* a, const int* lda, int* ipiv, int* info);                 \
   void scipy_##p##getrs_(const char* trans, const int* n, const int* nrhs, const C* a, const int* lda,            \
@@ -84,7 +84,29 @@
                          int* info);                                                                              \
   void scipy_##p##geev_(const char* jobvl, const char* jobvr, const int* n, C* a, const int* lda, C* w, C* vl,    \
                         const int* ldvl, C* vr, const int* ldvr, C* work, const int* lwork, R* rwork, int* info,  \
-                        size_t, size_t);
+                        size_t, size_t);                                                                          \
+  void scipy_##p##potrf_(const char* uplo, const int* n, C* a, const int* lda, int* info, size_t);               \
+  void scipy_##p##geqrf_(const int* m, const int* n, C* a, const int* lda, C* tau, C* work, const int* lwork,    \
+                         int* info);                                                                              \
+  void scipy_##p##ungqr_(const int* m, const int* n, const int* k, C* a, const int* lda, const C* tau, C* work,  \
+                         const int* lwork, int* info);                                                            \
+  void scipy_##p##heevd_(const char* jobz, const char* uplo, const int* n, C* a, const int* lda, R* w, C* work,   \
+                         const int* lwork, R* rwork, const int* lrwork, int* iwork, const int* liwork, int* info, \
+                         size_t, size_t);                                                                         \
+  void scipy_##p##gesdd_(const char* jobz, const int* m, const int* n, C* a, const int* lda, R* s, C* u,         \
+                         const int* ldu, C* vt, const int* ldvt, C* work, const int* lwork, R* rwork, int* iwork, \
+                         int* info, size_t);                                                                      \
+  void scipy_##p##gels_(const char* trans, const int* m, const int* n, const int* nrhs, C* a, const int* lda,    \
+                        C* b, const int* ldb, C* work, const int* lwork, int* info, size_t);                      \
+  void scipy_##p##gelsy_(const int* m, const int* n, const int* nrhs, C* a, const int* lda, C* b,                 \
+                         const int* ldb, int* jpvt, const R* rcond, int* rank, C* work, const int* lwork,         \
+                         R* rwork, int* info);                                                                    \
+  void scipy_##p##gelsd_(const int* m, const int* n, const int* nrhs, C* a, const int* lda, C* b,                 \
+                         const int* ldb, R* s, const R* rcond, int* rank, C* work, const int* lwork, R* rwork,    \
+                         int* iwork, int* info);                                                                  \
+  void scipy_##p##gelss_(const int* m, const int* n, const int* nrhs, C* a, const int* lda, C* b,                 \
+                         const int* ldb, R* s, const R* rcond, int* rank, C* work, const int* lwork, R* rwork,    \
+                         int* info);
 #define TL_LAPACK_DECLARE_REAL_GEEV(T, p)                                                                         \
   void scipy_##p##geev_(const char* jobvl, const char* jobvr, const int* n, T* a, const int* lda, T* wr, T* wi,   \
                         T* vl, const int* ldvl, T* vr, const int* ldvr, T* work, const int* lwork, int* info,     \
@@ -176,7 +198,8 @@ TL_LAPACK_FORWARD(float, s)
 TL_LAPACK_FORWARD(double, d)
 #undef TL_LAPACK_FORWARD
 
-// The complex LU family and geev (the kernels that take complex matrices so far).
+// The complex routines: the same names as the real ones (ungqr as orgqr), plus the real workspaces (rwork) where
+// LAPACK's complex routine takes one (heevd for syevd).
 #define TL_LAPACK_FORWARD_COMPLEX(T, p)                                                                           \
   template <> struct Lapack<Complex<T>> {                                                                         \
     using C = Complex<T>;                                                                                         \
@@ -203,11 +226,52 @@ TL_LAPACK_FORWARD(double, d)
                      T* rwork, int* info) {                                                                       \
       scipy_##p##geev_(&jobvl, &jobvr, &n, a, &n, w, vl, &ldvl, vr, &n, work, &lwork, rwork, info, 1, 1);         \
     }                                                                                                             \
+    static void potrf(char uplo, int n, C* a, int lda, int* info) { scipy_##p##potrf_(&uplo, &n, a, &lda, info, 1); } \
+    static void geqrf(int m, int n, C* a, int lda, C* tau, C* work, int lwork, int* info) {                      \
+      scipy_##p##geqrf_(&m, &n, a, &lda, tau, work, &lwork, info);                                                \
+    }                                                                                                             \
+    static void orgqr(int m, int n, int k, C* a, int lda, const C* tau, C* work, int lwork, int* info) {         \
+      scipy_##p##ungqr_(&m, &n, &k, a, &lda, tau, work, &lwork, info);                                            \
+    }                                                                                                             \
+    static void heevd(char jobz, char uplo, int n, C* a, int lda, T* w, C* work, int lwork, T* rwork, int lrwork, \
+                      int* iwork, int liwork, int* info) {                                                        \
+      scipy_##p##heevd_(&jobz, &uplo, &n, a, &lda, w, work, &lwork, rwork, &lrwork, iwork, &liwork, info, 1, 1);  \
+    }                                                                                                             \
+    static void gesdd(char jobz, int m, int n, C* a, int lda, T* s, C* u, int ldu, C* vt, int ldvt, C* work,     \
+                      int lwork, T* rwork, int* iwork, int* info) {                                               \
+      scipy_##p##gesdd_(&jobz, &m, &n, a, &lda, s, u, &ldu, vt, &ldvt, work, &lwork, rwork, iwork, info, 1);      \
+    }                                                                                                             \
+    static void gels(int m, int n, int nrhs, C* a, int lda, C* b, int ldb, C* work, int lwork, int* info) {      \
+      char trans = 'N';                                                                                           \
+      scipy_##p##gels_(&trans, &m, &n, &nrhs, a, &lda, b, &ldb, work, &lwork, info, 1);                           \
+    }                                                                                                             \
+    static void gelsy(int m, int n, int nrhs, C* a, int lda, C* b, int ldb, int* jpvt, T rcond, int* rank,       \
+                      C* work, int lwork, T* rwork, int* info) {                                                  \
+      scipy_##p##gelsy_(&m, &n, &nrhs, a, &lda, b, &ldb, jpvt, &rcond, rank, work, &lwork, rwork, info);          \
+    }                                                                                                             \
+    static void gelsd(int m, int n, int nrhs, C* a, int lda, C* b, int ldb, T* s, T rcond, int* rank, C* work,   \
+                      int lwork, T* rwork, int* iwork, int* info) {                                               \
+      scipy_##p##gelsd_(&m, &n, &nrhs, a, &lda, b, &ldb, s, &rcond, rank, work, &lwork, rwork, iwork, info);      \
+    }                                                                                                             \
+    static void gelss(int m, int n, int nrhs, C* a, int lda, C* b, int ldb, T* s, T rcond, int* rank, C* work,   \
+                      int lwork, T* rwork, int* info) {                                                           \
+      scipy_##p##gelss_(&m, &n, &nrhs, a, &lda, b, &ldb, s, &rcond, rank, work, &lwork, rwork, info);             \
+    }                                                                                                             \
+    static void trsm(CBLAS_SIDE side, CBLAS_UPLO uplo, CBLAS_DIAG diag, int m, int n, const C* a, int lda, C* b, \
+                     int ldb) {                                                                                   \
+      const C one(T(1));                                                                                          \
+      scipy_cblas_##p##trsm(CblasRowMajor, side, uplo, CblasNoTrans, diag, m, n, &one, a, lda, b, ldb);           \
+    }                                                                                                             \
   };
 
 TL_LAPACK_FORWARD_COMPLEX(float, c)
 TL_LAPACK_FORWARD_COMPLEX(double, z)
 #undef TL_LAPACK_FORWARD_COMPLEX
+
+// The real type of T (T itself for float and double): eigenvalues, singular values, LAPACK's rwork.
+template <typename T> struct RealOf { using type = T; };
+template <typename T> struct RealOf<Complex<T>> { using type = T; };
+template <typename T> using real_of_t = typename RealOf<T>::type;
 
 // The workspace size a query (lwork = -1) returned.
 template <typename T>
@@ -610,7 +674,7 @@ void kernels::linalg_cholesky_ex_out_any(const Tensor& A, bool upper, bool check
   Tensor buf = colmajor(A, batch);
   Tensor inf = host_empty(batch, ScalarType::Int32);
   int in = as_int(n, api);
-  dispatch_float(api, A.scalar_type(), [&](auto tag) {
+  dispatch_float_or_complex(api, A.scalar_type(), [&](auto tag) {
     using T = decltype(tag);
     T* a = buf.data<T>();
     int* f = inf.data<int>();
@@ -624,8 +688,8 @@ void kernels::linalg_cholesky_ex_out_any(const Tensor& A, bool upper, bool check
       }
     });
   });
-  // buf read row-major is L^T = U
-  copy_(L, upper ? buf : from_colmajor(buf));
+  // buf read row-major is L^T: U = L^H is its conjugate
+  copy_(L, upper ? torchlite::conj(buf) : from_colmajor(buf));
   copy_(info, inf);
   if (check_errors) linalg::check_errors(inf, api, A.dim() == 2);
 }
@@ -641,7 +705,7 @@ void kernels::linalg_qr_out_any(const Tensor& A, std::string_view mode, const Te
   Tensor tau = host_empty(with_vector(batch, std::max<int64_t>(k, 1)), A.scalar_type());
   int im = as_int(m, api), in = as_int(n, api), ik = as_int(k, api);
   int64_t qcols = complete ? m : k;
-  dispatch_float(api, A.scalar_type(), [&](auto tag) {
+  dispatch_float_or_complex(api, A.scalar_type(), [&](auto tag) {
     using T = decltype(tag);
     T* a = buf.data<T>();
     T* t = tau.data<T>();
@@ -661,7 +725,7 @@ void kernels::linalg_qr_out_any(const Tensor& A, std::string_view mode, const Te
   int64_t kept = std::min(qcols, n);
   copy_(narrow(q, -2, 0, kept), narrow(buf, -2, 0, kept));
   int iq = as_int(qcols, api);
-  dispatch_float(api, A.scalar_type(), [&](auto tag) {
+  dispatch_float_or_complex(api, A.scalar_type(), [&](auto tag) {
     using T = decltype(tag);
     T* pq = q.data<T>();
     const T* t = tau.data<T>();
@@ -685,26 +749,39 @@ void kernels::linalg_eigh_out_any(const Tensor& A, std::string_view UPLO, bool c
   DimVector batch = batch_sizes(A);
   int64_t nb = product(batch);
   Tensor buf = colmajor(A, batch);
-  Tensor w = host_empty(with_vector(batch, n), A.scalar_type());
+  Tensor w = host_empty(with_vector(batch, n), to_real_type(A.scalar_type()));
   Tensor inf = host_empty(batch, ScalarType::Int32);
   char uplo = (UPLO == "U" || UPLO == "u") ? 'U' : 'L';
   char jobz = compute_v ? 'V' : 'N';
   int in = as_int(n, api);
-  dispatch_float(api, A.scalar_type(), [&](auto tag) {
+  dispatch_float_or_complex(api, A.scalar_type(), [&](auto tag) {
     using T = decltype(tag);
+    using R = real_of_t<T>;
     T* a = buf.data<T>();
-    T* pw = w.data<T>();
+    R* pw = w.data<R>();
     int* f = inf.data<int>();
     T wquery{};
+    R rquery{};
     int iquery = 0, qinfo = 0;
-    if (n > 0) Lapack<T>::syevd(jobz, uplo, in, a, in, pw, &wquery, -1, &iquery, -1, &qinfo);
-    int lwork = work_size(wquery), liwork = std::max(1, iquery);
+    if constexpr (is_complex_v<T>) {
+      if (n > 0) Lapack<T>::heevd(jobz, uplo, in, a, in, pw, &wquery, -1, &rquery, -1, &iquery, -1, &qinfo);
+    } else {
+      if (n > 0) Lapack<T>::syevd(jobz, uplo, in, a, in, pw, &wquery, -1, &iquery, -1, &qinfo);
+    }
+    int lwork = work_size(wquery), lrwork = work_size(rquery), liwork = std::max(1, iquery);
     for_each_matrix(nb, 4 * n * n * n, [&](int64_t i) {
       f[i] = 0;
       if (n == 0) return;
       std::vector<T> work(static_cast<size_t>(lwork));
       std::vector<int> iwork(static_cast<size_t>(liwork));
-      Lapack<T>::syevd(jobz, uplo, in, a + i * n * n, in, pw + i * n, work.data(), lwork, iwork.data(), liwork, f + i);
+      if constexpr (is_complex_v<T>) {  // the Hermitian solver: a real workspace too
+        std::vector<R> rwork(static_cast<size_t>(lrwork));
+        Lapack<T>::heevd(jobz, uplo, in, a + i * n * n, in, pw + i * n, work.data(), lwork, rwork.data(), lrwork,
+                         iwork.data(), liwork, f + i);
+      } else {
+        Lapack<T>::syevd(jobz, uplo, in, a + i * n * n, in, pw + i * n, work.data(), lwork, iwork.data(), liwork,
+                         f + i);
+      }
     });
   });
   linalg::check_errors(inf, api, A.dim() == 2);
@@ -728,32 +805,47 @@ void kernels::linalg_svd_out_any(const Tensor& A, bool full_matrices, bool compu
     return;
   }
   Tensor buf = colmajor(A, batch);
-  Tensor s = host_empty(with_vector(batch, k), A.scalar_type());
+  Tensor s = host_empty(with_vector(batch, k), to_real_type(A.scalar_type()));
   Tensor u = compute_uv ? host_empty(with_matrix(batch, ucols, m), A.scalar_type()) : Tensor();
   Tensor vt = compute_uv ? host_empty(with_matrix(batch, n, vrows), A.scalar_type()) : Tensor();
   Tensor inf = host_empty(batch, ScalarType::Int32);
   char jobz = compute_uv ? (full_matrices ? 'A' : 'S') : 'N';
   int im = as_int(m, api), in = as_int(n, api);
   int ldu = compute_uv ? im : 1, ldvt = compute_uv ? as_int(vrows, api) : 1;
-  dispatch_float(api, A.scalar_type(), [&](auto tag) {
+  // the complex gesdd's real workspace: LAPACK's bound for jobz = 'N', and for the others
+  const int64_t big = std::max(m, n);
+  const int64_t lrwork = compute_uv ? k * std::max(5 * k + 7, 2 * big + 2 * k + 1) : 7 * k;
+  dispatch_float_or_complex(api, A.scalar_type(), [&](auto tag) {
     using T = decltype(tag);
+    using R = real_of_t<T>;
     T* a = buf.data<T>();
-    T* ps = s.data<T>();
+    R* ps = s.data<R>();
     T* pu = compute_uv ? u.data<T>() : nullptr;
     T* pv = compute_uv ? vt.data<T>() : nullptr;
     int* f = inf.data<int>();
+    // gesdd on matrix i (i < 0: the workspace query on matrix 0)
+    auto gesdd = [&](int64_t i, T* work, int lwork, int* iwork, int* info) {
+      const int64_t j = std::max<int64_t>(i, 0);
+      T du{}, dv{};
+      T* ui = compute_uv ? pu + j * m * ucols : &du;
+      T* vi = compute_uv ? pv + j * vrows * n : &dv;
+      if constexpr (is_complex_v<T>) {
+        std::vector<R> rwork(static_cast<size_t>(std::max<int64_t>(lrwork, 1)));
+        Lapack<T>::gesdd(jobz, im, in, a + j * m * n, im, ps + j * k, ui, ldu, vi, ldvt, work, lwork, rwork.data(),
+                         iwork, info);
+      } else {
+        Lapack<T>::gesdd(jobz, im, in, a + j * m * n, im, ps + j * k, ui, ldu, vi, ldvt, work, lwork, iwork, info);
+      }
+    };
     std::vector<int> qiwork(static_cast<size_t>(8 * k));
-    T query{}, dummy{};
+    T query{};
     int qinfo = 0;
-    Lapack<T>::gesdd(jobz, im, in, a, im, ps, compute_uv ? pu : &dummy, ldu, compute_uv ? pv : &dummy, ldvt, &query,
-                     -1, qiwork.data(), &qinfo);
+    gesdd(-1, &query, -1, qiwork.data(), &qinfo);
     int lwork = work_size(query);
     for_each_matrix(nb, 4 * m * n * k, [&](int64_t i) {
       std::vector<T> work(static_cast<size_t>(lwork));
       std::vector<int> iwork(static_cast<size_t>(8 * k));
-      T du{}, dv{};
-      Lapack<T>::gesdd(jobz, im, in, a + i * m * n, im, ps + i * k, compute_uv ? pu + i * m * ucols : &du, ldu,
-                       compute_uv ? pv + i * vrows * n : &dv, ldvt, work.data(), lwork, iwork.data(), f + i);
+      gesdd(i, work.data(), lwork, iwork.data(), f + i);
     });
   });
   linalg::check_errors(inf, api, A.dim() == 2);
@@ -773,7 +865,7 @@ void kernels::linalg_solve_triangular_out_any(const Tensor& A, const Tensor& B, 
   Tensor a = host_copy(A, with_matrix(batch, n, n), A.scalar_type());  // row-major: BLAS takes it as it is
   Tensor b = host_copy(B, with_matrix(batch, r, c), A.scalar_type());
   int ir = as_int(r, api), ic = as_int(c, api), in = as_int(n, api);
-  dispatch_float(api, A.scalar_type(), [&](auto tag) {
+  dispatch_float_or_complex(api, A.scalar_type(), [&](auto tag) {
     using T = decltype(tag);
     const T* pa = a.data<T>();
     T* pb = b.data<T>();
@@ -801,22 +893,25 @@ void kernels::linalg_lstsq_out_any(const Tensor& A, const Tensor& B, std::option
   Tensor b = zeros(with_matrix(batch, k, ldb), A.scalar_type(), Device());
   copy_(narrow(b, -1, 0, m), transpose(expand(Bm, with_matrix(batch, m, k)), -2, -1));
   Tensor ranks = host_empty(batch, ScalarType::Int32);
-  Tensor sv = host_empty(with_vector(batch, std::max<int64_t>(mn, 1)), A.scalar_type());
+  const ScalarType real = to_real_type(A.scalar_type());
+  Tensor sv = host_empty(with_vector(batch, std::max<int64_t>(mn, 1)), real);
   Tensor inf = host_empty(batch, ScalarType::Int32);
   bool with_residuals = m > n && d != "gelsy";
-  Tensor res = host_empty(with_vector(batch, k), A.scalar_type());
+  Tensor res = host_empty(with_vector(batch, k), real);
   int im = as_int(m, api), in = as_int(n, api), ik = as_int(k, api), ildb = as_int(ldb, api);
-  dispatch_float(api, A.scalar_type(), [&](auto tag) {
+  dispatch_float_or_complex(api, A.scalar_type(), [&](auto tag) {
     using T = decltype(tag);
+    using R = real_of_t<T>;
+    constexpr bool cplx = is_complex_v<T>;
     T* pa = a.data<T>();
     T* pb = b.data<T>();
     int* pr = ranks.data<int>();
-    T* ps = sv.data<T>();
+    R* ps = sv.data<R>();
     int* f = inf.data<int>();
-    T* pres = res.data<T>();
+    R* pres = res.data<R>();
     int64_t svs = std::max<int64_t>(mn, 1);
-    T tol = rcond.has_value() ? static_cast<T>(*rcond)
-                              : std::numeric_limits<T>::epsilon() * static_cast<T>(std::max(m, n));
+    R tol = rcond.has_value() ? static_cast<R>(*rcond)
+                              : std::numeric_limits<R>::epsilon() * static_cast<R>(std::max(m, n));
     for_each_matrix(nb, m * n * std::max(mn, k), [&](int64_t i) {
       f[i] = 0;
       pr[i] = 0;
@@ -832,17 +927,41 @@ void kernels::linalg_lstsq_out_any(const Tensor& A, const Tensor& B, std::option
           pr[i] = static_cast<int>(mn);
         } else if (d == "gelsy") {
           std::vector<int> jpvt(static_cast<size_t>(n), 0);
-          Lapack<T>::gelsy(im, in, ik, ai, im, bi, ildb, jpvt.data(), tol, pr + i, &query, -1, &qinfo);
-          std::vector<T> work(static_cast<size_t>(work_size(query)));
-          Lapack<T>::gelsy(im, in, ik, ai, im, bi, ildb, jpvt.data(), tol, pr + i, work.data(), work_size(query),
-                           f + i);
+          if constexpr (cplx) {
+            std::vector<R> rwork(static_cast<size_t>(2 * n));
+            Lapack<T>::gelsy(im, in, ik, ai, im, bi, ildb, jpvt.data(), tol, pr + i, &query, -1, rwork.data(), &qinfo);
+            std::vector<T> work(static_cast<size_t>(work_size(query)));
+            Lapack<T>::gelsy(im, in, ik, ai, im, bi, ildb, jpvt.data(), tol, pr + i, work.data(), work_size(query),
+                             rwork.data(), f + i);
+          } else {
+            Lapack<T>::gelsy(im, in, ik, ai, im, bi, ildb, jpvt.data(), tol, pr + i, &query, -1, &qinfo);
+            std::vector<T> work(static_cast<size_t>(work_size(query)));
+            Lapack<T>::gelsy(im, in, ik, ai, im, bi, ildb, jpvt.data(), tol, pr + i, work.data(), work_size(query),
+                             f + i);
+          }
         } else if (d == "gelsd") {
           int iq = 0;
-          Lapack<T>::gelsd(im, in, ik, ai, im, bi, ildb, ps + i * svs, tol, pr + i, &query, -1, &iq, &qinfo);
+          if constexpr (cplx) {
+            R rq{};
+            Lapack<T>::gelsd(im, in, ik, ai, im, bi, ildb, ps + i * svs, tol, pr + i, &query, -1, &rq, &iq, &qinfo);
+            std::vector<T> work(static_cast<size_t>(work_size(query)));
+            std::vector<R> rwork(static_cast<size_t>(work_size(rq)));
+            std::vector<int> iwork(static_cast<size_t>(std::max(1, iq)));
+            Lapack<T>::gelsd(im, in, ik, ai, im, bi, ildb, ps + i * svs, tol, pr + i, work.data(), work_size(query),
+                             rwork.data(), iwork.data(), f + i);
+          } else {
+            Lapack<T>::gelsd(im, in, ik, ai, im, bi, ildb, ps + i * svs, tol, pr + i, &query, -1, &iq, &qinfo);
+            std::vector<T> work(static_cast<size_t>(work_size(query)));
+            std::vector<int> iwork(static_cast<size_t>(std::max(1, iq)));
+            Lapack<T>::gelsd(im, in, ik, ai, im, bi, ildb, ps + i * svs, tol, pr + i, work.data(), work_size(query),
+                             iwork.data(), f + i);
+          }
+        } else if constexpr (cplx) {
+          std::vector<R> rwork(static_cast<size_t>(5 * mn));
+          Lapack<T>::gelss(im, in, ik, ai, im, bi, ildb, ps + i * svs, tol, pr + i, &query, -1, rwork.data(), &qinfo);
           std::vector<T> work(static_cast<size_t>(work_size(query)));
-          std::vector<int> iwork(static_cast<size_t>(std::max(1, iq)));
-          Lapack<T>::gelsd(im, in, ik, ai, im, bi, ildb, ps + i * svs, tol, pr + i, work.data(), work_size(query),
-                           iwork.data(), f + i);
+          Lapack<T>::gelss(im, in, ik, ai, im, bi, ildb, ps + i * svs, tol, pr + i, work.data(), work_size(query),
+                           rwork.data(), f + i);
         } else {
           Lapack<T>::gelss(im, in, ik, ai, im, bi, ildb, ps + i * svs, tol, pr + i, &query, -1, &qinfo);
           std::vector<T> work(static_cast<size_t>(work_size(query)));
@@ -850,10 +969,17 @@ void kernels::linalg_lstsq_out_any(const Tensor& A, const Tensor& B, std::option
                            f + i);
         }
       }
-      if (with_residuals) {  // rows n..m-1 of the transformed right side
+      if (with_residuals) {  // the squared moduli of rows n..m-1 of the transformed right side
         for (int64_t j = 0; j < k; ++j) {
-          T acc = 0;
-          for (int64_t r = n; r < m; ++r) acc += bi[j * ldb + r] * bi[j * ldb + r];
+          R acc = 0;
+          for (int64_t r = n; r < m; ++r) {
+            const T v = bi[j * ldb + r];
+            if constexpr (cplx) {
+              acc += v.re * v.re + v.im * v.im;
+            } else {
+              acc += v * v;
+            }
+          }
           pres[i * k + j] = acc;
         }
       }

@@ -331,15 +331,15 @@ def _eye(x):
 
 
 def _spd_map(x):
-    return x @ x.mT + x.shape[-1] * _eye(x)
+    return x @ x.mH + x.shape[-1] * _eye(x)
 
 
 # Gradient checks draw fresh random inputs; these map them into each op's domain (a positive-definite A for
-# Cholesky, a symmetric one for eigh, a well-conditioned triangle...), as PyTorch's gradcheck wrappers do.
+# Cholesky, a symmetric (Hermitian) one for eigh, a well-conditioned triangle...), as PyTorch's gradcheck wrappers do.
 DERIVED_ARGS = {
     **{n: (lambda a, k=k: {k: _spd_map(a[k])}) for n, k in [("linalg_cholesky_ex", "A"), ("linalg_cholesky", "A"),
                                                            ("cholesky", "self"), ("logdet", "self")]},
-    **{n: (lambda a, k=k: {k: a[k] + a[k].mT}) for n, k in [("_linalg_eigh", "A"), ("linalg_eigh", "A"),
+    **{n: (lambda a, k=k: {k: a[k] + a[k].mH}) for n, k in [("_linalg_eigh", "A"), ("linalg_eigh", "A"),
                                                            ("linalg_eigvalsh", "A"), ("linalg_pinv", "A")]},
     **{n: (lambda a, k=k: {k: a[k] + 4 * _eye(a[k])}) for n, k in [
         ("linalg_solve_triangular", "A"), ("triangular_solve", "A"), ("linalg_lu_solve", "LU"), ("lu_solve", "LU_data"),
@@ -353,8 +353,19 @@ DERIVED_ARGS = {
     "linalg_tensorsolve": lambda a: {"A": a["A"] + 4 * _eye(a["A"].reshape(6, 6)).reshape(6, 2, 3)},
 }
 
-# Each eigenvector of linalg.eig is defined up to a phase: the gradient checks differentiate their moduli.
-GRADCHECK_OUTPUTS = {"linalg_eig": lambda out: (out[0], out[1].abs())}
+# Each eigenvector of linalg.eig, and of eigh and each pair of singular vectors of complex matrices, is defined up
+# to a phase: the gradient checks differentiate their moduli.
+def _moduli_of_complex(*vectors):
+    def f(out):
+        if not out[vectors[0]].is_complex():
+            return out
+        return tuple(o.abs() if i in vectors else o for i, o in enumerate(out))
+    return f
+
+
+GRADCHECK_OUTPUTS = {"linalg_eig": lambda out: (out[0], out[1].abs()),
+                     **{n: _moduli_of_complex(1) for n in ("_linalg_eigh", "linalg_eigh")},
+                     **{n: _moduli_of_complex(0, 2) for n in ("_linalg_svd", "linalg_svd", "svd")}}
 
 NONDIFF_OUTPUTS = {"lu_unpack": ("P",), "linalg_lu": ("P",)}
 
