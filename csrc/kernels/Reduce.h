@@ -27,6 +27,12 @@
 
 namespace torchlite::reduce {
 
+// The accumulator of a sum or product of T (sum, prod, cumsum, cumprod, on the CPU and in the GPU kernels'
+// host paths): double for floating dtypes, Complex<double> for complex ones, int64 for integers.
+template <typename T>
+using sum_acc_t = std::conditional_t<is_complex_v<T>, Complex<double>,
+                                     std::conditional_t<is_floating_v<T>, double, int64_t>>;
+
 struct Rows {
   Tensor in;  // contiguous, nout * row elements
   int64_t nout = 1;

@@ -45,8 +45,7 @@ namespace {
 
 template <typename T>
 void prod_rows(const Rows& r, const Tensor& result) {
-  using acc_t = std::conditional_t<is_complex_v<T>, Complex<double>,
-                                   std::conditional_t<is_floating_v<T>, double, int64_t>>;
+  using acc_t = reduce::sum_acc_t<T>;
   const T* in = r.in.data<T>();
   T* out = result.data<T>();
   reduce::for_each_row(r.nout, r.row, [&](int64_t o) {

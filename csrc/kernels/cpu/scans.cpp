@@ -100,8 +100,7 @@ void accumulate_rows(const char* op, const Tensor& self, int64_t dim, ScalarType
                      const Combine& combine) {
   scan_rows(op, self, dim, t, out, [&](const auto* x, auto* o, int64_t n) {
     using T = std::remove_reference_t<decltype(*o)>;  // the result's dtype (x may be narrower)
-    using acc_t = std::conditional_t<is_complex_v<T>, Complex<double>,
-                                     std::conditional_t<is_floating_v<T>, double, int64_t>>;
+    using acc_t = reduce::sum_acc_t<T>;
     acc_t acc = init;
     for (int64_t i = 0; i < n; ++i) {
       acc = combine(acc, static_cast<acc_t>(static_cast<opmath_t<T>>(x[i])));
