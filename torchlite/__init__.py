@@ -70,6 +70,8 @@ from .functional import broadcast_shapes, broadcast_tensors, einsum, tensordot  
 from .functional import nonzero  # noqa: E402,F401  (as_tuple=)
 from .functional import norm, unique  # noqa: E402,F401  (norm's p may be 'fro'; unique's result depends on flags)
 from .functional import lu  # noqa: E402,F401  (torch.lu: a tuple whose length depends on get_infos)
+from ._lowrank import pca_lowrank, svd_lowrank  # noqa: E402,F401  (randomized, written in Python)
+from ._lobpcg import lobpcg  # noqa: E402,F401  (iterative, written in Python)
 from .nn.functional import (  # noqa: E402,F401  (random, written in Python)
     _top_alpha_dropout as alpha_dropout, _top_feature_alpha_dropout as feature_alpha_dropout,
     _top_feature_dropout as feature_dropout, _top_rrelu as rrelu,
