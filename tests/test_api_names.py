@@ -479,6 +479,48 @@ def test_inplace_helpers():
     assert a.set_().shape == (0,)
 
 
+@pytest.mark.parametrize("dtype,np_dtype", [(tl.float32, np.float32), (tl.float64, np.float64)])
+def test_nextafter(dtype, np_dtype):
+    x = np.array([0.0, 1.0, -1.0, 1e30, np.inf, np.nan, 2.0, -0.0], dtype=np_dtype)
+    y = np.array([1.0, 2.0, -np.inf, np.inf, 0.0, 1.0, 2.0, 1.0], dtype=np_dtype)
+    got = tl.nextafter(tl.tensor(x), tl.tensor(y))
+    assert got.dtype is dtype
+    np.testing.assert_array_equal(got.numpy(), np.nextafter(x, y))  # bit for bit: the smallest subnormal after 0
+    t = tl.tensor(x)
+    assert t.nextafter_(tl.tensor(y)) is t
+    np.testing.assert_array_equal(t.numpy(), np.nextafter(x, y))
+    out = tl.empty(0, dtype=dtype)
+    tl.nextafter(tl.tensor(x), tl.tensor(y), out=out)
+    np.testing.assert_array_equal(out.numpy(), np.nextafter(x, y))
+
+
+def test_nextafter_errors():
+    with pytest.raises(NotImplementedError, match="nextafter.*'Long'"):
+        tl.nextafter(tl.tensor([1, 2]), tl.tensor([2, 1]))
+    with pytest.raises(TypeError):
+        tl.nextafter(tl.tensor([1.0]), 2.0)  # a Tensor only, as PyTorch's
+    x, y = tl.tensor([1.0, 2.0], requires_grad=True), tl.tensor([3.0, 0.0], requires_grad=True)
+    tl.nextafter(x, y).sum().backward()  # PyTorch's gradient: the identity for self, zero for other
+    assert x.grad.tolist() == [1.0, 1.0] and y.grad.tolist() == [0.0, 0.0]
+
+
+def test_float_power_in_place():
+    z = tl.tensor([2.0, 3.0], dtype=tl.float64)
+    assert z.float_power_(tl.tensor([3, 2])) is z and z.tolist() == [8.0, 9.0]
+    c = tl.tensor([1j, 2.0], dtype=tl.complex128)
+    c.float_power_(2)
+    np.testing.assert_allclose(c.numpy(), [-1, 4])
+    for base, exponent, have, want in [(tl.tensor([2.0]), 2, "Float", "Double"),
+                                       (tl.tensor([2]), 2, "Long", "Double"),
+                                       (tl.tensor([2.0], dtype=tl.float64), 1j, "Double", "ComplexDouble"),
+                                       (tl.tensor([2.0], dtype=tl.float64), tl.tensor([1j]), "Double",
+                                        "ComplexDouble")]:
+        with pytest.raises(RuntimeError, match=f"the base given to float_power_ has dtype {have} but the "
+                           f"operation's result requires dtype {want}$"):
+            base.float_power_(exponent)
+    assert base.tolist() == [2.0]  # left as it was
+
+
 def test_random_fills():
     tl.manual_seed(3)
     g = tl.empty(20000, dtype=tl.float64).geometric_(0.25)

@@ -750,8 +750,7 @@ def test_vector_norm_and_norm():
 def test_forward_mode_of_the_lapack_ops():
     # jvp formulas of inv, det (a singular matrix too), slogdet, solve (vector and matrix right-hand sides, left
     # and right), solve_triangular (every flag), cholesky (lower, upper), eigh (both triangles) and the composites
-    # on them (eigvalsh computes the eigenvectors when A carries a tangent), against finite differences;
-    # svd has no jvp yet and says so
+    # on them (eigvalsh computes the eigenvectors when A carries a tangent), against finite differences
     gen = np.random.default_rng(8)
 
     def t(*shape):
@@ -780,8 +779,25 @@ def test_forward_mode_of_the_lapack_ops():
     for uplo in ("L", "U"):
         assert fwd(lambda A: tl.linalg.eigh(A + A.mT, UPLO=uplo), A)
     assert fwd(lambda A: tl.linalg.eigvalsh(A + A.mT), A)
-    with pytest.raises(NotImplementedError, match="_linalg_svd"):
-        fwd(lambda A: tl.linalg.svdvals(A), A)
+    # svd (tall and wide, reduced and full: PyTorch's zero tangents for the extra columns), qr (tall, wide, a
+    # complete square one), lu_factor, lstsq (tall and wide, vector right-hand sides too)
+    tall, wide = t(2, 4, 3), t(3, 5)
+    for M in (tall, wide):
+        assert fwd(lambda M: tl.linalg.svd(M, full_matrices=False), M)
+        assert fwd(lambda M: tl.linalg.svdvals(M), M)
+        assert fwd(lambda M: tl.linalg.qr(M), M)
+    U, S, Vh = tl.linalg.svd(tall.detach())
+    with tl.autograd.forward_ad.dual_level():
+        dual = tl.autograd.forward_ad.make_dual(tall.detach(), tl.ones(2, 4, 3, dtype=tl.float64))
+        dU = tl.autograd.forward_ad.unpack_dual(tl.linalg.svd(dual).U).tangent
+        assert tuple(dU.shape) == (2, 4, 4) and dU[..., 3].abs().sum().item() == 0
+    assert fwd(lambda A: tl.linalg.qr(A, mode="complete"), A)
+    with pytest.raises(RuntimeError, match="not differentiable when mode='complete' and nrows > ncols"):
+        fwd(lambda M: tl.linalg.qr(M, mode="complete"), tall)
+    assert fwd(lambda A: tl.linalg.lu_factor(well(A)).LU, A)
+    assert fwd(lambda A: tl.linalg.lu(well(A))[1:], A)
+    for M, rhs in ((tall, t(2, 4, 2)), (wide, t(3)), (wide, t(3, 2))):
+        assert fwd(lambda M, r: tl.linalg.lstsq(M, r).solution, M, rhs)
 
 
 def test_pinv_and_matrix_rank_take_tolerance_tensors():

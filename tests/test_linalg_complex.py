@@ -4,6 +4,9 @@ and what is built on them (pinv, matrix_rank, the norms, cond, householder_produ
 linalg.eig/eigvals (geev) for real and complex matrices; their derivatives in PyTorch's convention, with its
 check that a loss must not depend on the phases of eigenvectors and singular vectors. References are NumPy's;
 PyTorch's own values where it is installed."""
+import itertools
+import re
+
 import numpy as np
 import pytest
 
@@ -451,3 +454,53 @@ def test_phase_dependent_losses_of_eigh_and_svd_raise():
     assert x.grad is None
     LA.svd(x).S.sum().backward()  # the singular values do not depend on the phases
     np.testing.assert_allclose(x.grad.numpy(), (LA.svd(x.detach()).U @ LA.svd(x.detach()).Vh).numpy(), rtol=1e-10)
+
+
+# ------------------------------------------------------------------------------------------ geqrf, orgqr, ormqr
+@pytest.mark.parametrize("dtype", [np.float64, np.complex64, np.complex128])
+def test_geqrf_orgqr_ormqr(dtype):
+    tol = 2e-5 if dtype == np.complex64 else 1e-12
+    a = (crandn((2, 5, 3), 90) if np.dtype(dtype).kind == "c" else rrandn((2, 5, 3), 90)).astype(dtype)
+    h, tau = tl.geqrf(tl.tensor(a))
+    assert h.dtype is tau.dtype and tuple(tau.shape) == (2, 3)
+    raw = [np.linalg.qr(x, mode="raw") for x in a]  # the same LAPACK routine, in Fortran order
+    np.testing.assert_allclose(h.numpy(), np.stack([r[0].T for r in raw]), rtol=tol, atol=tol)
+    np.testing.assert_allclose(tau.numpy(), np.stack([r[1] for r in raw]), rtol=tol, atol=tol)
+    q, r = np.linalg.qr(a.astype(np.complex128))
+    np.testing.assert_allclose(tl.orgqr(h, tau).numpy(), q, rtol=tol * 10, atol=tol * 10)
+    np.testing.assert_allclose(np.triu(h.numpy()[:, :3]), r, rtol=tol * 10, atol=tol * 10)
+    full_q = np.linalg.qr(a.astype(np.complex128), mode="complete")[0]
+    c = crandn((2, 5, 4), 91).astype(np.result_type(dtype, np.complex64)) if np.dtype(dtype).kind == "c" \
+        else rrandn((2, 5, 4), 91)
+    C = tl.tensor(c.astype(dtype))
+    for left, transpose, want in [(True, False, full_q @ c), (True, True, ct(full_q) @ c),
+                                  (False, False, ct(c) @ full_q), (False, True, ct(c) @ ct(full_q))]:
+        other = C if left else C.mH
+        got = tl.ormqr(h, tau, other, left=left, transpose=transpose)
+        np.testing.assert_allclose(got.numpy(), want, rtol=tol * 10, atol=tol * 10, err_msg=f"{left} {transpose}")
+    assert h.geqrf()[0].shape == h.shape  # the method
+
+
+def test_ormqr_gradients_and_errors():
+    h, tau = tl.geqrf(tl.tensor(crandn((4, 3), 92)))
+    c = tl.tensor(crandn((4, 2), 93), requires_grad=True)
+    h.requires_grad_()
+    tau.requires_grad_()
+    for left, transpose in itertools.product((True, False), (True, False)):
+        fn = (lambda x, t, y: tl.ormqr(x, t, y if left else y.mT, left=left, transpose=transpose))
+        assert tl.autograd.gradcheck(fn, (h, tau, c))
+    with pytest.raises(NotImplementedError, match="the derivative for 'geqrf' is not implemented"):
+        tl.geqrf(c.real)[0].sum().backward()
+    a, t, o = tl.ones(4, 3), tl.ones(3), tl.ones(4, 2)
+    for call, message in [
+            (lambda: tl.geqrf(tl.ones(3)), "torch.geqrf: input must have at least 2 dimensions."),
+            (lambda: tl.ormqr(a, t, tl.ones(3, 2)), "torch.ormqr: other.shape[-2] must be equal to input.shape[-2]"),
+            (lambda: tl.ormqr(a, tl.ones(4), o),
+             "torch.ormqr: tau.shape[-1] must be equal to min(other.shape[-2], input.shape[-1])"),
+            (lambda: tl.ormqr(a, t, o.double()), "torch.ormqr: Expected input and other to have the same dtype"),
+            (lambda: tl.ormqr(tl.ones(2, 4, 3), tl.ones(3, 3), tl.ones(2, 4, 2)),
+             "torch.ormqr: Expected batch dimensions of tau to be equal to input.shape[:-2], but got [3]")]:
+        with pytest.raises(RuntimeError, match=re.escape(message)):
+            call()
+    with pytest.raises(NotImplementedError, match="\"geqrf_cpu\" not implemented for 'Long'"):
+        tl.geqrf(tl.ones(2, 2, dtype=tl.int64))

@@ -226,12 +226,18 @@ def test_variant_consistency(op):
                 same_result(o, f, values)  # resized when wrongly shaped
 
 
+# In-place methods written in Python over a schema op (torchlite/_tensor.py): float_power_ requires self to
+# have exactly the result's dtype (PyTorch's "the base given to float_power_ has dtype Float..."), which a
+# generated in-place variant (any dtype the result casts to) would not.
+PYTHON_INPLACE = {"float_power_"}
+
+
 @pytest.mark.parametrize("op", [op for op in OPS if "method" in op.variants or "inplace" in op.variants],
                          ids=ids([op for op in OPS if "method" in op.variants or "inplace" in op.variants]))
 def test_variants_are_bound(op):
     for kind, name in (("method", op.name), ("inplace", op.name + "_")):
         # Another overload of the name may bind it (normal_ comes from normal.functional, not normal.Tensor_Tensor).
-        bound_by_overload = any(kind in o.variants for o in OPS if o.name == op.name)
+        bound_by_overload = any(kind in o.variants for o in OPS if o.name == op.name) or name in PYTHON_INPLACE
         assert bound_by_overload == hasattr(tl.Tensor, name), f"Tensor.{name} vs variants {op.variants}"
     assert any("function" in o.variants for o in OPS if o.name == op.name) == hasattr(op.namespace, op.name)
 

@@ -153,6 +153,19 @@ class Tensor(_C.TensorBase):
 
         return random_fill(self, "cauchy", median, sigma, generator)
 
+    def float_power_(self, exponent):
+        """self ** exponent in double precision, in place: self must be float64 (complex128 when self or the
+        exponent is complex), the dtype of float_power's result."""
+        from ._legacy import _TYPE_NAMES
+
+        exp_complex = exponent.is_complex() if isinstance(exponent, Tensor) else isinstance(exponent, complex)
+        want = _C.complex128 if self.is_complex() or exp_complex else _C.float64
+        if self.dtype is not want:
+            name = {d: n[:-len("Tensor")] for d, n in _TYPE_NAMES.items()}  # PyTorch's C++ names: Float, Long...
+            raise RuntimeError(f"the base given to float_power_ has dtype {name[self.dtype]} but the operation's "
+                               f"result requires dtype {name[want]}")
+        return self.copy_(_C._functions.float_power(self, exponent))
+
     def as_subclass(self, cls):
         """This tensor as an instance of cls (a subclass of torchlite.Tensor): the same memory, and still
         attached to the autograd graph."""

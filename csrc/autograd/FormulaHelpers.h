@@ -92,6 +92,14 @@ Tensor linalg_solve_triangular_jvp(const Tensor& A_t, const Tensor& B_t, const T
 Tensor linalg_cholesky_jvp(const Tensor& A_t, const Tensor& L, bool upper);
 Tensor linalg_eigh_jvp_eigenvalues(const Tensor& A_t, const Tensor& eigenvectors);
 Tensor linalg_eigh_jvp_eigenvectors(const Tensor& A_t, const Tensor& eigenvalues, const Tensor& eigenvectors);
+Tensor linalg_qr_jvp_Q(const Tensor& A_t, const Tensor& Q, const Tensor& R, std::string_view mode);
+Tensor linalg_qr_jvp_R(const Tensor& A_t, const Tensor& Q, const Tensor& R, std::string_view mode);
+Tensor linalg_svd_jvp_U(const Tensor& A_t, const Tensor& U, const Tensor& S, const Tensor& Vh, bool full_matrices);
+Tensor linalg_svd_jvp_S(const Tensor& A_t, const Tensor& U, const Tensor& S, const Tensor& Vh, bool full_matrices);
+Tensor linalg_svd_jvp_Vh(const Tensor& A_t, const Tensor& U, const Tensor& S, const Tensor& Vh, bool full_matrices);
+Tensor linalg_lu_factor_jvp(const Tensor& A_t, const Tensor& LU, const Tensor& pivots);
+Tensor linalg_lstsq_jvp(const Tensor& A_t, const Tensor& B_t, const Tensor& A, const Tensor& B,
+                        const Tensor& solution);
 Tensor linalg_qr_backward(const Tensor& grad_Q, const Tensor& grad_R, const Tensor& Q, const Tensor& R,
                           std::string_view mode);
 Tensor linalg_eig_backward(const Tensor& grad_eigenvalues, const Tensor& grad_eigenvectors, const Tensor& eigenvalues,

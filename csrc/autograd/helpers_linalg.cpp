@@ -432,4 +432,108 @@ Tensor linalg_eigh_jvp_eigenvectors(const Tensor& A_t, const Tensor& eigenvalues
   return matmul(eigenvectors, with_diagonal(inner, zeros_like(eigenvalues)));
 }
 
+namespace {
+
+// QR's tangents of a square or tall A = QR (m >= n, reduced): X = Q^T dA R^-1 splits into a skew part
+// (Q^T dQ) and an upper triangle (dR R^-1).
+std::tuple<Tensor, Tensor> qr_jvp_tall(const Tensor& dA, const Tensor& Q, const Tensor& R) {
+  const Tensor dAR = linalg_solve_triangular(R, dA, /*upper=*/true, /*left=*/false, /*unitriangular=*/false);
+  const Tensor X = matmul(mT(Q), dAR);
+  const Tensor low = tril(X, -1);
+  const Tensor upper = add(sub(X, low), mT(low));  // X minus its skew part tril(X, -1) - tril(X, -1)^T
+  return {sub(dAR, matmul(Q, upper)), matmul(upper, R)};
+}
+
+std::tuple<Tensor, Tensor> qr_jvp(const Tensor& A_t, const Tensor& Q, const Tensor& R, std::string_view mode) {
+  TL_CHECK(mode != "r", "The derivative of linalg.qr depends on Q, which is not computed when mode='r'. Please use "
+           "linalg.qr(A, mode='reduced') if you are going to differentiate through linalg.qr.");
+  const int64_t m = Q.size(-2), n = R.size(-1);
+  TL_CHECK(!(mode == "complete" && m > n), "The QR decomposition is not differentiable when mode='complete' and "
+           "nrows > ncols.");
+  if (m >= n) return qr_jvp_tall(A_t, Q, R);
+  // A = [X | Y] with X = Q R1 square: Q and R1 move with X, R2 = Q^T Y with both
+  auto [dQ, dR1] = qr_jvp_tall(narrow(A_t, -1, 0, m), Q, narrow(R, -1, 0, m));
+  const Tensor dR2 = matmul(mT(Q), sub(narrow(A_t, -1, m, n - m), matmul(dQ, narrow(R, -1, m, n - m))));
+  return {dQ, cat({dR1, dR2}, -1)};
+}
+
+// The SVD's tangents of the first k = min(m, n) singular triplets: dP = U^T dA V, dS = diag(dP), U^T dU and
+// V^T dV from dP's symmetric and skew parts over S_j^2 - S_i^2, and the parts of dA outside the spans of U
+// and V. Full matrices' other columns get zero tangents, as PyTorch's.
+std::tuple<Tensor, Tensor, Tensor> svd_jvp(const Tensor& A_t, const Tensor& U_, const Tensor& S, const Tensor& Vh_,
+                                           bool full_matrices) {
+  const int64_t k = S.size(-1);
+  TL_CHECK(U_.numel() > 0 || k == 0, "linalg.svd: the forward-mode derivative needs U and Vh, which compute_uv=False "
+           "does not compute; use linalg.svd");
+  const Tensor U = full_matrices ? narrow(U_, -1, 0, k) : U_;
+  const Tensor V = mT(full_matrices ? narrow(Vh_, -2, 0, k) : Vh_);
+  const int64_t m = U.size(-2), n = V.size(-2);
+  const Tensor dAV = matmul(A_t, V);
+  const Tensor dP = matmul(mT(U), dAV);
+  const Tensor dS = diagonal(dP, 0, -2, -1);
+  const Tensor S2 = mul(S, S);
+  const Tensor I = eye_like(k, S);
+  const Tensor F = sub(reciprocal(add(sub(unsqueeze(S2, -2), unsqueeze(S2, -1)), I)), I);
+  const Tensor row = unsqueeze(S, -2), col = unsqueeze(S, -1);  // multiply columns j by S_j, rows i by S_i
+  Tensor dU = matmul(U, mul(F, add(mul(dP, row), mul(col, mT(dP)))));
+  Tensor dV = matmul(V, mul(F, add(mul(col, dP), mul(mT(dP), row))));
+  if (m > k) dU = add(dU, div(sub(dAV, matmul(U, dP)), row));
+  if (n > k) dV = add(dV, div(sub(matmul(mT(A_t), U), matmul(V, mT(dP))), row));
+  Tensor dVh = mT(dV);
+  if (full_matrices) {  // zero tangents for the columns past k
+    dU = cat({dU, zeros_like(narrow(U_, -1, k, U_.size(-1) - k))}, -1);
+    dVh = cat({dVh, zeros_like(narrow(Vh_, -2, k, Vh_.size(-2) - k))}, -2);
+  }
+  return {dU, dS, dVh};
+}
+
+}  // namespace
+
+Tensor linalg_qr_jvp_Q(const Tensor& A_t, const Tensor& Q, const Tensor& R, std::string_view mode) {
+  return std::get<0>(qr_jvp(A_t, Q, R, mode));
+}
+
+Tensor linalg_qr_jvp_R(const Tensor& A_t, const Tensor& Q, const Tensor& R, std::string_view mode) {
+  return std::get<1>(qr_jvp(A_t, Q, R, mode));
+}
+
+Tensor linalg_svd_jvp_U(const Tensor& A_t, const Tensor& U, const Tensor& S, const Tensor& Vh, bool full_matrices) {
+  return std::get<0>(svd_jvp(A_t, U, S, Vh, full_matrices));
+}
+
+Tensor linalg_svd_jvp_S(const Tensor& A_t, const Tensor& U, const Tensor& S, const Tensor& Vh, bool full_matrices) {
+  return std::get<1>(svd_jvp(A_t, U, S, Vh, full_matrices));
+}
+
+Tensor linalg_svd_jvp_Vh(const Tensor& A_t, const Tensor& U, const Tensor& S, const Tensor& Vh, bool full_matrices) {
+  return std::get<2>(svd_jvp(A_t, U, S, Vh, full_matrices));
+}
+
+Tensor linalg_lu_factor_jvp(const Tensor& A_t, const Tensor& LU, const Tensor& pivots) {
+  // A = P L U: X = L^-1 P^T dA U^-1 = L^-1 dL + dU U^-1, its strict lower triangle and its upper one
+  check_square_lu(LU);
+  auto [P, L, U] = lu_unpack(LU, pivots, true, true);
+  Tensor X = linalg_solve_triangular(L, matmul(mT(P), A_t), /*upper=*/false, /*left=*/true, /*unitriangular=*/true);
+  X = linalg_solve_triangular(U, X, /*upper=*/true, /*left=*/false, /*unitriangular=*/false);
+  return add(matmul(L, tril(X, -1)), matmul(triu(X), U));
+}
+
+Tensor linalg_lstsq_jvp(const Tensor& A_t, const Tensor& B_t, const Tensor& A, const Tensor& B,
+                        const Tensor& solution) {
+  const bool vector = B.dim() == A.dim() - 1;
+  const Tensor X = vector ? unsqueeze(solution, -1) : solution;
+  const Tensor Bm = vector ? unsqueeze(B, -1) : B, dB = vector ? unsqueeze(B_t, -1) : B_t;
+  Tensor dX;
+  if (A.size(-2) >= A.size(-1)) {  // X = (A^T A)^-1 A^T B
+    const Tensor rhs = add(matmul(mT(A_t), sub(Bm, matmul(A, X))), matmul(mT(A), sub(dB, matmul(A_t, X))));
+    dX = linalg_solve(matmul(mT(A), A), rhs, true);
+  } else {  // X = A^T Z, Z = (A A^T)^-1 B
+    const Tensor H = matmul(A, mT(A));
+    const Tensor Z = linalg_solve(H, Bm, true);
+    const Tensor dH = add(matmul(A_t, mT(A)), matmul(A, mT(A_t)));
+    dX = add(matmul(mT(A_t), Z), matmul(mT(A), linalg_solve(H, sub(dB, matmul(dH, Z)), true)));
+  }
+  return vector ? squeeze(dX, -1) : dX;
+}
+
 }  // namespace torchlite::autograd

@@ -28,6 +28,8 @@
 #include "kernels/linalg_eigvalsh.h"
 #include "kernels/linalg_householder_product.h"
 #include "kernels/linalg_inv.h"
+#include "kernels/orgqr.h"
+#include "kernels/ormqr.h"
 #include "kernels/linalg_lu.h"
 #include "kernels/linalg_lu_factor.h"
 #include "kernels/linalg_matrix_exp.h"
@@ -61,6 +63,8 @@
 #include "kernels/lu_unpack.h"
 #include "kernels/matrix_exp.h"
 #include "kernels/matrix_power.h"
+#include "kernels/orgqr.h"
+#include "kernels/ormqr.h"
 #include "kernels/pinverse.h"
 #include "kernels/qr.h"
 #include "kernels/slogdet.h"
@@ -90,6 +94,7 @@
 #include "ops/linalg_det.h"
 #include "ops/linalg_eigh.h"
 #include "ops/linalg_eigvalsh.h"
+#include "ops/linalg_householder_product.h"
 #include "ops/linalg_inv.h"
 #include "ops/linalg_inv_ex.h"
 #include "ops/linalg_lu_factor_ex.h"
@@ -326,6 +331,29 @@ std::tuple<Tensor, Tensor> composite::triangular_solve(const Tensor& self, const
   return {X, clone(A)};
 }
 
+namespace {
+
+// The Householder vector v_i = (0, ..., 0, 1, A[i+1:, i]) that geqrf leaves in column i of A (..., m, n), as a
+// column (..., m, 1) of ops (differentiable in A).
+Tensor householder_vector(const Tensor& A, int64_t i) {
+  const int64_t m = A.size(-2);
+  Tensor below = zeros(DimVector{m}, ScalarType::Double, Device());  // the rows past i
+  Tensor unit = zeros(DimVector{m}, ScalarType::Double, Device());   // e_i
+  for (int64_t r = i + 1; r < m; ++r) below.data<double>()[r] = 1.0;
+  unit.data<double>()[i] = 1.0;
+  Tensor v = add(mul(select(A, -1, i), _to_copy(below, A.scalar_type(), A.device())),
+                 _to_copy(unit, A.scalar_type(), A.device()));
+  return unsqueeze(v, -1);
+}
+
+// tau_i (or its conjugate) as a (..., 1, 1) tensor.
+Tensor householder_scale(const Tensor& tau, int64_t i, bool conjugate) {
+  Tensor t = unsqueeze(unsqueeze(select(tau, -1, i), -1), -1);
+  return conjugate ? torchlite::conj(t) : t;
+}
+
+}  // namespace
+
 Tensor composite::linalg_householder_product(const Tensor& A, const Tensor& tau) {
   const char* api = "torch.linalg.householder_product";
   TL_CHECK(A.dim() >= 2, api, ": input must have at least 2 dimensions.");
@@ -337,22 +365,57 @@ Tensor composite::linalg_householder_product(const Tensor& A, const Tensor& tau)
   TL_CHECK(A.scalar_type() == tau.scalar_type(), api, ": tau dtype ", scalar_type_name(tau.scalar_type()),
            " does not match input dtype ", scalar_type_name(A.scalar_type()));
   int64_t m = A.size(-2), n = A.size(-1), k = tau.size(-1);
-  // Q = H_0 H_1 ... H_(k-1) applied to the first n columns of I, H_i = I - tau_i v_i v_i^H, v_i = (0.., 1, A[i+1:, i])
+  // Q = H_0 H_1 ... H_(k-1) applied to the first n columns of I, H_i = I - tau_i v_i v_i^H
   Tensor Q = expand(eye(m, n, A.scalar_type(), A.device()), with_matrix(batch_sizes(A), m, n));
   for (int64_t i = k - 1; i >= 0; --i) {
-    // v_i = unit_i + below_i * A[:, i] with unit_i = e_i and below_i the indicator of the rows past i
-    Tensor below = zeros(DimVector{m}, ScalarType::Double, Device());
-    Tensor unit = zeros(DimVector{m}, ScalarType::Double, Device());
-    for (int64_t r = i + 1; r < m; ++r) below.data<double>()[r] = 1.0;
-    unit.data<double>()[i] = 1.0;
-    Tensor v = add(mul(select(A, -1, i), _to_copy(below, A.scalar_type(), A.device())),
-                   _to_copy(unit, A.scalar_type(), A.device()));
-    Tensor vc = unsqueeze(v, -1);                          // (..., m, 1)
-    Tensor w = matmul(mH(vc), Q);                          // (..., 1, n)
-    Tensor t = unsqueeze(unsqueeze(select(tau, -1, i), -1), -1);
-    Q = sub(Q, mul(t, matmul(vc, w)));
+    Tensor v = householder_vector(A, i);
+    Q = sub(Q, mul(householder_scale(tau, i, false), matmul(v, matmul(mH(v), Q))));
   }
   return k == 0 ? clone(Q) : Q;
+}
+
+Tensor composite::orgqr(const Tensor& self, const Tensor& input2) {
+  return torchlite::linalg_householder_product(self, input2);
+}
+
+Tensor composite::ormqr(const Tensor& self, const Tensor& input2, const Tensor& input3, bool left, bool transpose) {
+  const char* api = "torch.ormqr";
+  const Tensor &A = self, &tau = input2, &C = input3;
+  TL_CHECK(A.dim() >= 2, api, ": input must have at least 2 dimensions.");
+  TL_CHECK(C.dim() >= 2, api, ": other must have at least 2 dimensions.");
+  const int64_t side = left ? -2 : -1;
+  TL_CHECK(C.size(side) == A.size(-2), api, ": other.shape[", side, "] must be equal to input.shape[-2]");
+  TL_CHECK(tau.dim() >= 1 && tau.size(-1) == std::min(C.size(side), A.size(-1)), api, ": tau.shape[-1] must be "
+           "equal to min(other.shape[", side, "], input.shape[-1])");
+  TL_CHECK(A.dim() - tau.dim() == 1, api, ": Expected tau to have one dimension less than input, but got tau.ndim "
+           "equal to ", tau.dim(), " and input.ndim is equal to ", A.dim());
+  TL_CHECK(A.dim() == C.dim(), api, ": Expected other to have the same number of dimensions as input, but got "
+           "other.ndim equal to ", C.dim(), " and input.ndim is equal to ", A.dim());
+  const DimVector batch = batch_sizes(A);
+  auto batch_of = [](const Tensor& t, int64_t kept) {
+    return to_string(IntArrayRef(t.sizes().data(), static_cast<size_t>(t.dim() - kept)));
+  };
+  TL_CHECK(IntArrayRef(tau.sizes().data(), static_cast<size_t>(tau.dim() - 1)).equals(batch), api,
+           ": Expected batch dimensions of tau to be equal to input.shape[:-2], but got ", batch_of(tau, 1));
+  TL_CHECK(batch_sizes(C).ref().equals(batch), api, ": Expected batch dimensions of other to be equal to "
+           "input.shape[:-2], but got ", batch_of(C, 2));
+  TL_CHECK(tau.scalar_type() == A.scalar_type(), api, ": Expected input and tau to have the same dtype, but input "
+           "has dtype", scalar_type_name(A.scalar_type()), " and tau has dtype ", scalar_type_name(tau.scalar_type()));
+  TL_CHECK(C.scalar_type() == A.scalar_type(), api, ": Expected input and other to have the same dtype, but input "
+           "has dtype", scalar_type_name(A.scalar_type()), " and other has dtype ", scalar_type_name(C.scalar_type()));
+  check_lapack_dtype(A, "ormqr_cpu");
+  // Q = H_0 ... H_(k-1): Q C applies H_(k-1) first, Q^H C = H_(k-1)^H ... H_0^H C applies H_0^H first; on the
+  // right, C Q applies H_0 first and C Q^H H_(k-1)^H first. H_i^H = I - conj(tau_i) v_i v_i^H.
+  const int64_t k = tau.size(-1);
+  const bool from_last = left != transpose;
+  Tensor X = C;
+  for (int64_t j = 0; j < k; ++j) {
+    const int64_t i = from_last ? k - 1 - j : j;
+    Tensor v = householder_vector(A, i);
+    Tensor t = householder_scale(tau, i, transpose);
+    X = left ? sub(X, mul(t, matmul(v, matmul(mH(v), X)))) : sub(X, mul(t, matmul(matmul(X, v), mH(v))));
+  }
+  return k == 0 ? clone(X) : X;
 }
 
 // ------------------------------------------------------------------ powers and the exponential

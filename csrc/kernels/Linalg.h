@@ -19,6 +19,9 @@ void check_square(const Tensor& A, std::string_view api, std::string_view name =
 void check_float(const Tensor& A, std::string_view api);
 // check_float, or complex64/complex128 (the kernels with complex LAPACK calls: LU, solve, inv, det, eig).
 void check_float_or_complex(const Tensor& A, std::string_view api);
+// The dtypes of the LAPACK kernels PyTorch names by its CPU kernel (geqrf, ormqr): NotImplementedError
+// "\"geqrf_cpu\" not implemented for 'Long'" for any other.
+void check_lapack_dtype(const Tensor& A, std::string_view kernel);
 // Same dtype: "linalg.solve: Expected A and B to have the same dtype, but found A of type Float and B of type
 // Double instead".
 void check_same_dtype(const Tensor& A, const Tensor& B, std::string_view api, std::string_view a = "A",

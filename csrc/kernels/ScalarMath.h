@@ -168,6 +168,8 @@ TL_HOST_DEVICE inline float hypot(float x, float y) { return ::hypotf(x, y); }
 TL_HOST_DEVICE inline double hypot(double x, double y) { return ::hypot(x, y); }
 TL_HOST_DEVICE inline float copysign(float x, float y) { return ::copysignf(x, y); }
 TL_HOST_DEVICE inline double copysign(double x, double y) { return ::copysign(x, y); }
+TL_HOST_DEVICE inline float nextafter(float x, float y) { return ::nextafterf(x, y); }
+TL_HOST_DEVICE inline double nextafter(double x, double y) { return ::nextafter(x, y); }
 
 // gcd and lcm of integers (the gcd and lcm ops): non-negative, gcd(0, 0) = 0, lcm(x, 0) = 0; the most
 // negative value wraps as in two's complement (-fwrapv), as PyTorch's.

@@ -7,6 +7,7 @@
 #include "kernels/_linalg_eigh.h"
 #include "kernels/linalg_eig.h"
 #include "kernels/_linalg_svd.h"
+#include "kernels/geqrf.h"
 #include "kernels/linalg_cholesky_ex.h"
 #include "kernels/linalg_det.h"
 #include "kernels/linalg_inv_ex.h"
@@ -45,6 +46,13 @@ void check_float_or_complex(const Tensor& A, std::string_view api) {
   ScalarType t = A.scalar_type();
   if (t == ScalarType::ComplexFloat || t == ScalarType::ComplexDouble) return;
   check_float(A, api);
+}
+
+void check_lapack_dtype(const Tensor& A, std::string_view kernel) {
+  ScalarType t = A.scalar_type();
+  TL_CHECK_KIND(ErrorKind::NotImplemented, t == ScalarType::Float || t == ScalarType::Double ||
+                t == ScalarType::ComplexFloat || t == ScalarType::ComplexDouble,
+                "\"", kernel, "\" not implemented for '", scalar_type_name(t), "'");
 }
 
 void check_same_dtype(const Tensor& A, const Tensor& B, std::string_view api, std::string_view a, std::string_view b) {
@@ -227,6 +235,16 @@ std::array<TensorMeta, 2> meta::linalg_qr_meta(const Tensor& A, std::string_view
   if (mode == "r") return {exact_meta(DimVector{0}, A), exact_meta(with_matrix(batch, k, n), A)};
   int64_t cols = mode == "complete" ? m : k;
   return {exact_meta(with_matrix(batch, m, cols), A), exact_meta(with_matrix(batch, cols, n), A)};
+}
+
+std::array<TensorMeta, 2> meta::geqrf_meta(const Tensor& self) {
+  TL_CHECK(self.dim() >= 2, "torch.geqrf: input must have at least 2 dimensions.");
+  check_lapack_dtype(self, "geqrf_cpu");
+  std::array<TensorMeta, 2> metas{
+      exact_meta(DimVector(self.sizes()), self),
+      exact_meta(with_vector(batch_sizes(self), std::min(self.size(-2), self.size(-1))), self)};
+  for (TensorMeta& m : metas) m.exact_dtype = false;  // PyTorch casts into an out= of another dtype
+  return metas;
 }
 
 std::array<TensorMeta, 2> meta::linalg_eig_meta(const Tensor& A) {

@@ -20,6 +20,7 @@
 #include "kernels/Linalg.h"
 #include "kernels/_linalg_eigh.h"
 #include "kernels/_linalg_svd.h"
+#include "kernels/geqrf.h"
 #include "kernels/linalg_eig.h"
 #include "kernels/linalg_cholesky_ex.h"
 #include "kernels/linalg_det.h"
@@ -695,21 +696,16 @@ void kernels::linalg_cholesky_ex_out_any(const Tensor& A, bool upper, bool check
 }
 
 // ------------------------------------------------------------------ QR
-void kernels::linalg_qr_out_any(const Tensor& A, std::string_view mode, const Tensor& Q, const Tensor& R) {
-  const char* api = "linalg.qr";
-  int64_t m = A.size(-2), n = A.size(-1), k = std::min(m, n);
-  bool complete = mode == "complete";
-  DimVector batch = batch_sizes(A);
-  int64_t nb = product(batch);
-  Tensor buf = colmajor(A, batch);
-  Tensor tau = host_empty(with_vector(batch, std::max<int64_t>(k, 1)), A.scalar_type());
-  int im = as_int(m, api), in = as_int(n, api), ik = as_int(k, api);
-  int64_t qcols = complete ? m : k;
-  dispatch_float_or_complex(api, A.scalar_type(), [&](auto tag) {
+namespace {
+
+// geqrf on each column-major m x n matrix of buf, the scales into tau (max(k, 1) per matrix).
+void geqrf_each(const Tensor& buf, const Tensor& tau, int64_t nb, int64_t m, int64_t n, const char* api) {
+  const int64_t k = std::min(m, n), ts = std::max<int64_t>(k, 1);
+  const int im = as_int(m, api), in = as_int(n, api);
+  dispatch_float_or_complex(api, buf.scalar_type(), [&](auto tag) {
     using T = decltype(tag);
     T* a = buf.data<T>();
     T* t = tau.data<T>();
-    int64_t ts = std::max<int64_t>(k, 1);
     for_each_matrix(k == 0 ? 0 : nb, m * n * k, [&](int64_t i) {
       T query{};
       int info = 0;
@@ -718,6 +714,31 @@ void kernels::linalg_qr_out_any(const Tensor& A, std::string_view mode, const Te
       Lapack<T>::geqrf(im, in, a + i * m * n, im, t + i * ts, work.data(), work_size(query), &info);
     });
   });
+}
+
+}  // namespace
+
+void kernels::geqrf_out_any(const Tensor& self, const Tensor& a, const Tensor& tau) {
+  int64_t m = self.size(-2), n = self.size(-1), k = std::min(m, n);
+  DimVector batch = batch_sizes(self);
+  Tensor buf = colmajor(self, batch);
+  Tensor t = host_empty(with_vector(batch, std::max<int64_t>(k, 1)), self.scalar_type());
+  geqrf_each(buf, t, product(batch), m, n, "torch.geqrf");
+  copy_(a, from_colmajor(buf));
+  copy_(tau, narrow(t, -1, 0, k));
+}
+
+void kernels::linalg_qr_out_any(const Tensor& A, std::string_view mode, const Tensor& Q, const Tensor& R) {
+  const char* api = "linalg.qr";
+  int64_t m = A.size(-2), n = A.size(-1), k = std::min(m, n);
+  bool complete = mode == "complete";
+  DimVector batch = batch_sizes(A);
+  int64_t nb = product(batch);
+  Tensor buf = colmajor(A, batch);
+  Tensor tau = host_empty(with_vector(batch, std::max<int64_t>(k, 1)), A.scalar_type());
+  int im = as_int(m, api), ik = as_int(k, api);
+  int64_t qcols = complete ? m : k;
+  geqrf_each(buf, tau, nb, m, n, api);
   int64_t rrows = complete ? m : k;
   copy_(R, triu(narrow(from_colmajor(buf), -2, 0, rrows)));
   if (mode == "r") return;

@@ -167,17 +167,23 @@ def _lu_system(LU, piv):
     return _batched(lambda lu, p: (lambda P, L, U: P @ L @ U)(*_np_unpack(lu, p)), LU, piv)
 
 
+def _reflectors_ref(A, tau, size):
+    """The size x size product H_0 ... H_(k-1) of the Householder reflectors I - tau_i v_i v_i^H stored in A."""
+    q = np.eye(size, dtype=np.result_type(A, tau, np.float64))
+    for i in range(len(tau)):
+        v = np.concatenate([np.zeros(i), [1.0], A[i + 1:, i]])
+        q = q @ (np.eye(size) - tau[i] * np.outer(v, np.conj(v)))
+    return q
+
+
 def _householder_ref(A, tau):
-    def one(a, t):
-        m, n = a.shape
-        Q = np.eye(m)
-        for i in range(len(t)):
-            v = np.zeros(m)
-            v[i] = 1
-            v[i + 1:] = a[i + 1:, i]
-            Q = Q @ (np.eye(m) - t[i] * np.outer(v, v))
-        return Q[:, :n]
-    return one(A, tau)
+    return _reflectors_ref(A, tau, A.shape[0])[:, :A.shape[1]]
+
+
+def _geqrf_ref(self):
+    """NumPy's mode='raw' QR: the same LAPACK geqrf, its result in Fortran order."""
+    raw = [np.linalg.qr(a, mode="raw") for a in self]
+    return np.stack([h.T for h, _ in raw]), np.stack([t for _, t in raw])
 
 
 def _expm_sym(A):
@@ -270,6 +276,13 @@ def _linalg_cases():
         "linalg_householder_product": (lambda: {"A": _mat((4, 3), 142), "tau": tl.tensor(np.array([1.2, 0.5, 1.5],
                                                                                                    dtype=f32))},
                                        _householder_ref),
+        "geqrf": (lambda: {"self": _mat((2, 5, 3), 173)}, _geqrf_ref),
+        "orgqr": (lambda: {"self": _mat((4, 3), 174), "input2": tl.tensor(np.array([1.1, 0.4, 1.7], dtype=f32))},
+                  lambda self, input2: _householder_ref(self, input2)),
+        "ormqr": (lambda: {"self": _mat((2, 4, 3), 175), "input2": _mat((2, 3), 176), "input3": _mat((2, 2, 4), 177),
+                           "left": False, "transpose": True},
+                  lambda self, input2, input3, left, transpose: np.stack([
+                      c @ _reflectors_ref(a, t, 4).conj().T for a, t, c in zip(self, input2, input3)])),
         "linalg_matrix_power": (lambda: {"A": _mat((2, 3, 3), 143, shift=3), "n": -2},
                                 lambda A, n: np.linalg.matrix_power(A, n)),
         "matrix_power": (lambda: {"self": _mat((3, 3), 144), "n": 5}, lambda self, n: np.linalg.matrix_power(self, n)),

@@ -126,7 +126,7 @@ POINTWISE_REFS = {
     "isnan": np.isnan, "isinf": np.isinf, "isfinite": np.isfinite, "isposinf": lambda self: np.isposinf(self),
     "isneginf": lambda self: np.isneginf(self),
     "_nan_to_num": lambda self, nan, posinf, neginf: np.nan_to_num(self, nan=nan, posinf=posinf, neginf=neginf),
-    "atan2": np.arctan2, "hypot": np.hypot, "copysign.Tensor": np.copysign,
+    "atan2": np.arctan2, "hypot": np.hypot, "copysign.Tensor": np.copysign, "nextafter": np.nextafter,
     "maximum": np.maximum, "minimum": np.minimum, "fmax": np.fmax, "fmin": np.fmin,
     "clamp": _clamp, "clamp_min": lambda self, min: np.maximum(self, min),
     "clamp_max": lambda self, max: np.minimum(self, max),
