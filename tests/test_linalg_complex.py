@@ -230,6 +230,12 @@ def test_cholesky_qr_eigh_svd_of_complex_matrices(dtype):
     np.testing.assert_allclose(L.numpy(), np.linalg.cholesky(h), rtol=tol, atol=tol)
     np.testing.assert_allclose(LA.cholesky(H, upper=True).numpy(), ct(np.linalg.cholesky(h)), rtol=tol, atol=tol)
     assert LA.cholesky_ex(H).info.tolist() == [0, 0]
+    # a matrix that is not Hermitian: L from its lower triangle, U from its upper one (as PyTorch's LAPACK calls)
+    skewed = h + np.triu(crandn((4, 4), 24, dtype), 1) * 0.1
+    from_upper = np.triu(skewed) + ct(np.triu(skewed, 1))
+    np.testing.assert_allclose(LA.cholesky(tl.tensor(skewed)).numpy(), np.linalg.cholesky(h), rtol=tol, atol=tol)
+    np.testing.assert_allclose(LA.cholesky(tl.tensor(skewed), upper=True).numpy(), ct(np.linalg.cholesky(from_upper)),
+                               rtol=tol, atol=tol)
     assert LA.cholesky_ex(-H).info.tolist() == [1, 1]
     b = crandn((2, 4, 3), 21, dtype)
     np.testing.assert_allclose(tl.cholesky_solve(tl.tensor(b), L).numpy(), np.linalg.solve(h, b), rtol=tol * 10,

@@ -683,14 +683,14 @@ void kernels::linalg_cholesky_ex_out_any(const Tensor& A, bool upper, bool check
       f[i] = 0;
       if (n == 0) return;
       T* ai = a + i * n * n;
-      Lapack<T>::potrf('L', in, ai, in, f + i);
-      for (int64_t j = 0; j < n; ++j) {
-        for (int64_t r = 0; r < j; ++r) ai[r + j * n] = T(0);  // the strict upper triangle still holds A
+      // A's lower triangle for L, its upper one for U (as PyTorch's: the two differ when A is not Hermitian)
+      Lapack<T>::potrf(upper ? 'U' : 'L', in, ai, in, f + i);
+      for (int64_t j = 0; j < n; ++j) {  // the other strict triangle still holds A
+        for (int64_t r = upper ? j + 1 : 0; r < (upper ? n : j); ++r) ai[r + j * n] = T(0);
       }
     });
   });
-  // buf read row-major is L^T: U = L^H is its conjugate
-  copy_(L, upper ? torchlite::conj(buf) : from_colmajor(buf));
+  copy_(L, from_colmajor(buf));
   copy_(info, inf);
   if (check_errors) linalg::check_errors(inf, api, A.dim() == 2);
 }
