@@ -667,9 +667,67 @@ def test_composites_on_complex_inputs_as_pytorch():
                       NotImplementedError), (lambda: F.kl_div(x, x), RuntimeError), (lambda: F.glu(x),
                       NotImplementedError),
                       (lambda: tl.nansum(x), RuntimeError), (lambda: tl.nn.functional.mse_loss(x, x), NotImplementedError),
-                      (lambda: tl.corrcoef(x), NotImplementedError), (lambda: tl.searchsorted(x, x), NotImplementedError)]:
+                      (lambda: tl.searchsorted(x, x), NotImplementedError),
+                      (lambda: F.adaptive_avg_pool1d(x.reshape(1, 4), 2), NotImplementedError)]:  # 2-d only
         with pytest.raises(error):
             fn()
+
+
+def _windows(x, k, stride=1):
+    """x (..., L) as (..., L_out, k) sliding windows."""
+    return np.lib.stride_tricks.sliding_window_view(x, k, axis=-1)[..., ::stride, :]
+
+
+def test_convolutions_pads_and_logsumexp_of_complex_tensors():
+    """Complex convolutions (three real ones), the index pads and logsumexp: against NumPy, differentiable."""
+    x, w, b = crandn((2, 3, 9), np.complex128, 40), crandn((4, 3, 3), np.complex128, 41), crandn((4,), np.complex128, 42)
+    want = np.einsum("nclk,ock->nol", _windows(x, 3, 2), w) + b[:, None]  # stride 2, no padding
+    F = tl.nn.functional
+    got = F.conv1d(tl.tensor(x), tl.tensor(w), tl.tensor(b), stride=2)
+    assert got.dtype is tl.complex128
+    np.testing.assert_allclose(got.numpy(), want, rtol=1e-12, atol=1e-12)
+    # a transposed convolution is the adjoint of the convolution: <conv(x), y> = <x, convT(y)> (no conjugates)
+    y = crandn((2, 4, 7), np.complex128, 43)
+    lhs = np.sum(F.conv1d(tl.tensor(x), tl.tensor(w)).numpy() * y)
+    rhs = np.sum(x * F.conv_transpose1d(tl.tensor(y), tl.tensor(w)).numpy())
+    np.testing.assert_allclose(lhs, rhs, rtol=1e-12)
+    img, k = crandn((1, 2, 5, 5), np.complex64, 44), crandn((3, 2, 3, 3), np.complex64, 45)
+    same = F.conv2d(tl.tensor(img), tl.tensor(k), padding="same")
+    assert same.dtype is tl.complex64 and tuple(same.shape) == (1, 3, 5, 5)
+    padded = np.pad(img, ((0, 0), (0, 0), (1, 1), (1, 1)))
+    want = np.einsum("ncijkl,ockl->noij", np.lib.stride_tricks.sliding_window_view(padded, (3, 3), axis=(2, 3)), k)
+    np.testing.assert_allclose(same.numpy(), want, rtol=1e-5, atol=1e-5)
+    with pytest.raises(RuntimeError, match=r"Input type \(ComplexFloat\) and weight type \(Float\) should be the same"):
+        F.conv2d(tl.tensor(img), tl.tensor(k).real)
+    for mode, np_mode in (("reflect", "reflect"), ("replicate", "edge"), ("circular", "wrap")):
+        np.testing.assert_array_equal(F.pad(tl.tensor(img), (1, 2, 2, 1), mode=mode).numpy(),
+                                      np.pad(img, ((0, 0), (0, 0), (2, 1), (1, 2)), mode=np_mode))
+    z = crandn((3, 4), np.complex128, 46) * 3
+    np.testing.assert_allclose(tl.logsumexp(tl.tensor(z), 1).numpy(), np.log(np.exp(z).sum(1)), rtol=1e-12)
+    pooled = F.adaptive_avg_pool2d(tl.tensor(img), (2, 1))
+    np.testing.assert_allclose(pooled.numpy()[..., 0, 0], img[..., :3, :].mean((-2, -1)), rtol=1e-5)
+    gc = tl.autograd.gradcheck
+    xs = [tl.tensor(v, requires_grad=True) for v in (x, w, b)]
+    assert gc(lambda a, c, d: F.conv1d(a, c, d, padding=1), xs)
+    assert gc(lambda a, c: F.conv_transpose1d(a, c, stride=2), (xs[0], tl.tensor(crandn((3, 2, 2), np.complex128, 47),
+                                                                           requires_grad=True)))
+    assert gc(lambda a: F.pad(a, (2, 1), mode="reflect"), (xs[0],))
+    assert gc(lambda a: tl.logsumexp(a, 1), (tl.tensor(z, requires_grad=True),))
+
+
+def test_cov_and_corrcoef_of_complex_observations():
+    a = crandn((3, 6), np.complex128, 48)
+    got = tl.cov(tl.tensor(a))
+    np.testing.assert_allclose(got.numpy(), np.cov(a), rtol=1e-12)  # X X^H / (N - 1), Hermitian
+    fw, aw = np.array([1, 2, 1, 3, 1, 1]), np.linspace(0.5, 1.5, 6)
+    np.testing.assert_allclose(tl.cov(tl.tensor(a), correction=0, fweights=tl.tensor(fw), aweights=tl.tensor(aw))
+                               .numpy(), np.cov(a, ddof=0, fweights=fw, aweights=aw), rtol=1e-12)
+    c = np.cov(a)
+    d = np.sqrt(np.diag(c).real)
+    want = c / d[:, None] / d[None, :]
+    want = np.clip(want.real, -1, 1) + 1j * np.clip(want.imag, -1, 1)  # each part clipped, as PyTorch
+    np.testing.assert_allclose(tl.corrcoef(tl.tensor(a)).numpy(), want, rtol=1e-12)
+    assert tl.autograd.gradcheck(lambda t: tl.cov(t), (tl.tensor(a, requires_grad=True),))
 
 
 def test_vector_norm_of_complex_numbers():  # the norm of the moduli, real, as PyTorch

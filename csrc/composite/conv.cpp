@@ -1,6 +1,7 @@
 // conv1d/2d/3d (with int or 'same'/'valid' padding) and conv_transpose1d/2d/3d over `convolution`: an
 // unbatched input gets a batch dim of 1 for the call; 'same' padding that is not symmetric pads the larger
-// side on both and drops the extra leading output, as PyTorch pads one side more.
+// side on both and drops the extra leading output, as PyTorch pads one side more. Complex inputs and weights
+// make three real convolutions (Gauss's product), each differentiable as the real ones are.
 #include <string>
 #include <string_view>
 
@@ -14,9 +15,14 @@
 #include "kernels/conv_transpose1d.h"
 #include "kernels/conv_transpose2d_input.h"
 #include "kernels/conv_transpose3d_input.h"
+#include "ops/add.h"
+#include "ops/complex.h"
 #include "ops/convolution.h"
+#include "ops/imag.h"
 #include "ops/narrow.h"
+#include "ops/real.h"
 #include "ops/squeeze_dim.h"
+#include "ops/sub.h"
 #include "ops/unsqueeze.h"
 
 namespace torchlite {
@@ -30,14 +36,40 @@ bool is_batched(const char* name, const Tensor& input, int d) {
   return input.dim() == d + 2;
 }
 
+// The convolution of complex x and w (plus a bias) from three real ones, Gauss's product: with
+// rr = conv(Re x, Re w) + Re bias, ii = conv(Im x, Im w) and s = conv(Re x + Im x, Re w + Im w) + Re bias + Im bias,
+// the real part is rr - ii and the imaginary part s - rr - ii.
+template <typename Conv>
+Tensor complex_conv(const char* name, const Tensor& x, const Tensor& w, const std::optional<Tensor>& bias,
+                    const Conv& conv) {
+  TL_CHECK(x.scalar_type() == w.scalar_type(), name, ": Input type (", scalar_type_name(x.scalar_type()),
+           ") and weight type (", scalar_type_name(w.scalar_type()), ") should be the same");
+  TL_CHECK(!bias || bias->scalar_type() == x.scalar_type(), name, ": Input type (", scalar_type_name(x.scalar_type()),
+           ") and bias type (", scalar_type_name(bias->scalar_type()), ") should be the same");
+  const Tensor xr = torchlite::real(x), xi = torchlite::imag(x), wr = torchlite::real(w), wi = torchlite::imag(w);
+  std::optional<Tensor> br, bsum;
+  if (bias) {
+    br = torchlite::real(*bias);
+    bsum = torchlite::add(*br, torchlite::imag(*bias));
+  }
+  const Tensor rr = conv(xr, wr, br);
+  const Tensor ii = conv(xi, wi, std::nullopt);
+  const Tensor s = conv(torchlite::add(xr, xi), torchlite::add(wr, wi), bsum);
+  return torchlite::complex(torchlite::sub(rr, ii), torchlite::sub(torchlite::sub(s, rr), ii));
+}
+
 Tensor conv_nd(const char* name, int d, const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
                IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups, bool transposed,
                IntArrayRef output_padding) {
   const bool batched = is_batched(name, input, d);
   const Tensor x = batched ? input : torchlite::unsqueeze(input, 0);
   DimVector no_output_padding(static_cast<size_t>(d), 0);
-  Tensor y = torchlite::convolution(x, weight, bias, stride, padding, dilation, transposed,
-                                    transposed ? output_padding : no_output_padding.ref(), groups);
+  auto conv = [&](const Tensor& xs, const Tensor& ws, const std::optional<Tensor>& bs) {
+    return torchlite::convolution(xs, ws, bs, stride, padding, dilation, transposed,
+                                  transposed ? output_padding : no_output_padding.ref(), groups);
+  };
+  const bool complex = is_complex_type(x.scalar_type()) || is_complex_type(weight.scalar_type());
+  Tensor y = complex ? complex_conv(name, x, weight, bias, conv) : conv(x, weight, bias);
   return batched ? y : torchlite::squeeze(y, 0);
 }
 

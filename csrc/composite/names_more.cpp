@@ -54,7 +54,10 @@
 #include "ops/abs.h"
 #include "ops/contiguous.h"
 #include "ops/cat.h"
+#include "ops/complex.h"
+#include "ops/conj.h"
 #include "ops/imag.h"
+#include "ops/real.h"
 #include "ops/kthvalue.h"
 #include "ops/add_Tensor.h"
 #include "ops/all.h"
@@ -333,10 +336,9 @@ Tensor composite::cov(const Tensor& self, int64_t correction, const std::optiona
                       const std::optional<Tensor>& aweights) {
   TL_CHECK(self.dim() <= 2, "cov(): expected input to have two or fewer dimensions but got an input with ",
            self.dim(), " dimensions");
-  TL_CHECK_KIND(ErrorKind::NotImplemented, !is_complex_type(self.scalar_type()),
-                "cov(): complex inputs are not supported yet in torchlite");
   Tensor x = self.dim() < 2 ? torchlite::reshape(self, IntArrayRef({int64_t(1), int64_t(-1)})) : self;
-  if (!is_floating_type(x.scalar_type())) x = torchlite::to(x, default_dtype());
+  const bool complex = is_complex_type(x.scalar_type());
+  if (!complex && !is_floating_type(x.scalar_type())) x = torchlite::to(x, default_dtype());
   int64_t n = x.sizes()[1];
   std::optional<Tensor> w;
   if (fweights) {
@@ -375,13 +377,15 @@ Tensor composite::cov(const Tensor& self, int64_t correction, const std::optiona
     }
   } else {
     avg = torchlite::mean(x, IntArrayRef(int64_t(1)));
-    norm_factor = torchlite::full(IntArrayRef(), static_cast<double>(n - correction), x.scalar_type(), x.device());
+    norm_factor = torchlite::full(IntArrayRef(), static_cast<double>(n - correction), to_real_type(x.scalar_type()),
+                                  x.device());
   }
   // A non-positive factor makes the result inf or NaN, as PyTorch (which also warns).
   norm_factor = torchlite::clamp(norm_factor, Scalar(0.0), std::nullopt);
   Tensor xm = torchlite::sub(x, torchlite::unsqueeze(avg, 1));
   Tensor xw = w ? torchlite::mul(xm, *w) : xm;
-  Tensor c = torchlite::div(torchlite::matmul(xw, torchlite::t(xm)), norm_factor);
+  Tensor xt = torchlite::t(xm);  // complex observations: X X^H
+  Tensor c = torchlite::div(torchlite::matmul(xw, complex ? torchlite::conj(xt) : xt), norm_factor);
   return self.dim() < 2 || x.sizes()[0] == 1 ? torchlite::reshape(c, IntArrayRef()) : c;
 }
 
@@ -390,9 +394,12 @@ Tensor composite::corrcoef(const Tensor& self) {
            self.dim(), " dimensions");
   Tensor c = composite::cov(self, 1, std::nullopt, std::nullopt);
   if (c.dim() == 0) return torchlite::div(c, c);
-  Tensor d = torchlite::sqrt(torchlite::diag(c));
+  const bool complex = is_complex_type(c.scalar_type());
+  Tensor d = torchlite::diag(c);
+  d = torchlite::sqrt(complex ? torchlite::real(d) : d);  // a complex covariance's diagonal is real
   c = torchlite::div(torchlite::div(c, torchlite::unsqueeze(d, 1)), torchlite::unsqueeze(d, 0));
-  return torchlite::clamp(c, Scalar(-1.0), Scalar(1.0));
+  auto clip = [](const Tensor& t) { return torchlite::clamp(t, Scalar(-1.0), Scalar(1.0)); };
+  return complex ? torchlite::complex(clip(torchlite::real(c)), clip(torchlite::imag(c))) : clip(c);
 }
 
 // ------------------------------------------------------------------ integration

@@ -1,5 +1,6 @@
 // F.pad and PyTorch's named pads over the two pad ops: constant_pad_nd (any number of dims) and
-// _pad_indexed (reflect, replicate, circular over 1 to 3 trailing dims).
+// _pad_indexed (reflect, replicate, circular over 1 to 3 trailing dims; a complex tensor's real and imaginary
+// parts padded apart).
 #include <string>
 
 #include "kernels/_pad_circular.h"
@@ -11,15 +12,24 @@
 #include "kernels/replication_pad2d.h"
 #include "kernels/replication_pad3d.h"
 #include "ops/_pad_indexed.h"
+#include "ops/complex.h"
 #include "ops/constant_pad_nd.h"
+#include "ops/imag.h"
+#include "ops/real.h"
 
 namespace torchlite {
 
 namespace {
 
+// _pad_indexed, for complex tensors part by part (each differentiable as a real pad).
+Tensor pad_indexed(const Tensor& self, IntArrayRef pad, std::string_view mode) {
+  if (!is_complex_type(self.scalar_type())) return _pad_indexed(self, pad, mode);
+  return complex(_pad_indexed(real(self), pad, mode), _pad_indexed(imag(self), pad, mode));
+}
+
 Tensor named_pad(const Tensor& self, IntArrayRef padding, size_t d, const char* mode) {
   TL_CHECK(padding.size() == 2 * d, "padding size is expected to be ", 2 * d, ", but got: ", padding.size());
-  return _pad_indexed(self, padding, mode);
+  return pad_indexed(self, padding, mode);
 }
 
 }  // namespace
@@ -42,7 +52,7 @@ Tensor composite::replication_pad2d(const Tensor& self, IntArrayRef padding) {
 Tensor composite::replication_pad3d(const Tensor& self, IntArrayRef padding) {
   return named_pad(self, padding, 3, "replicate");
 }
-Tensor composite::_pad_circular(const Tensor& self, IntArrayRef pad) { return _pad_indexed(self, pad, "circular"); }
+Tensor composite::_pad_circular(const Tensor& self, IntArrayRef pad) { return pad_indexed(self, pad, "circular"); }
 
 Tensor composite::pad(const Tensor& self, IntArrayRef pad, std::string_view mode, std::optional<double> value) {
   const bool constant = mode == "constant";
@@ -60,7 +70,7 @@ Tensor composite::pad(const Tensor& self, IntArrayRef pad, std::string_view mode
                 "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
                 "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
                 "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)");
-  return _pad_indexed(self, pad, mode);
+  return pad_indexed(self, pad, mode);
 }
 
 }  // namespace torchlite

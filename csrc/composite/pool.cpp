@@ -20,6 +20,9 @@
 #include "ops/_adaptive_max_pool.h"
 #include "ops/_avg_pool.h"
 #include "ops/_max_pool_with_indices.h"
+#include "ops/complex.h"
+#include "ops/imag.h"
+#include "ops/real.h"
 
 namespace torchlite {
 
@@ -73,11 +76,23 @@ Tensor composite::avg_pool3d(const Tensor& self, IntArrayRef kernel_size, IntArr
   return torchlite::_avg_pool(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
 }
 
+namespace {
+
+// _adaptive_avg_pool, for complex tensors part by part (an average is linear): PyTorch's 2-d pooling takes
+// them, its 1-d and 3-d ones do not (the kernel refuses them).
+Tensor adaptive_avg_complex(const Tensor& self, IntArrayRef output_size) {
+  if (!is_complex_type(self.scalar_type())) return torchlite::_adaptive_avg_pool(self, output_size);
+  return torchlite::complex(torchlite::_adaptive_avg_pool(torchlite::real(self), output_size),
+                            torchlite::_adaptive_avg_pool(torchlite::imag(self), output_size));
+}
+
+}  // namespace
+
 Tensor composite::adaptive_avg_pool1d(const Tensor& self, IntArrayRef output_size) {
   return torchlite::_adaptive_avg_pool(self, output_size);
 }
 Tensor composite::adaptive_avg_pool2d(const Tensor& self, IntArrayRef output_size) {
-  return torchlite::_adaptive_avg_pool(self, output_size);
+  return adaptive_avg_complex(self, output_size);
 }
 Tensor composite::adaptive_avg_pool3d(const Tensor& self, IntArrayRef output_size) {
   return torchlite::_adaptive_avg_pool(self, output_size);

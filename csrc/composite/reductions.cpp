@@ -35,6 +35,7 @@
 #include "ops/logical_or.h"
 #include "ops/mul_Tensor.h"
 #include "ops/ne_Tensor.h"
+#include "ops/real.h"
 #include "ops/std_correction.h"
 #include "ops/std_mean_correction.h"
 #include "ops/sub_Tensor.h"
@@ -107,8 +108,9 @@ Tensor composite::count_nonzero(const Tensor& self, std::optional<int64_t> dim) 
 Tensor composite::logsumexp(const Tensor& self, IntArrayRef dim, bool keepdim) {
   Tensor x = is_integral_type(self.scalar_type(), /*include_bool=*/true) ? torchlite::to(self, default_dtype()) : self;
   if (x.numel() == 0) return torchlite::log(torchlite::sum(torchlite::exp(x), dim, keepdim, std::nullopt));
-  // Around the maximum (0 where it is infinite, so inf - inf never appears).
-  Tensor m = torchlite::amax(x, dim, /*keepdim=*/true);
+  // Around the maximum (0 where it is infinite, so inf - inf never appears); of the real parts for complex
+  // numbers (the principal logarithm of the sum, as PyTorch's).
+  Tensor m = torchlite::amax(is_complex_type(x.scalar_type()) ? torchlite::real(x) : x, dim, /*keepdim=*/true);
   m = torchlite::where(torchlite::isinf(m), number(Scalar(0.0)), m);
   Tensor s = torchlite::sum(torchlite::exp(torchlite::sub(x, m)), dim, keepdim, std::nullopt);
   // Summing over the size-1 dims drops them when !keepdim.
