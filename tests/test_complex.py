@@ -715,6 +715,15 @@ def test_convolutions_pads_and_logsumexp_of_complex_tensors():
     assert gc(lambda a: tl.logsumexp(a, 1), (tl.tensor(z, requires_grad=True),))
 
 
+def test_rms_norm_of_complex_inputs():  # mean(x * x), not of |x|^2: PyTorch's formula
+    a, w = crandn((2, 3), np.complex128, 49), crandn((3,), np.complex128, 50)
+    got = tl.nn.functional.rms_norm(tl.tensor(a), (3,), tl.tensor(w))
+    want = a / np.sqrt((a * a).mean(-1, keepdims=True) + np.finfo(np.float64).eps) * w
+    np.testing.assert_allclose(got.numpy(), want, rtol=1e-12)
+    assert tl.autograd.gradcheck(lambda t, v: tl.nn.functional.rms_norm(t, (3,), v),
+                                 (tl.tensor(a, requires_grad=True), tl.tensor(w, requires_grad=True)))
+
+
 def test_cov_and_corrcoef_of_complex_observations():
     a = crandn((3, 6), np.complex128, 48)
     got = tl.cov(tl.tensor(a))

@@ -144,15 +144,17 @@ Tensor composite::rms_norm(const Tensor& input, IntArrayRef normalized_shape, co
   norm::check_normalized_shape(input, normalized_shape);
   if (given(weight)) norm::check_normalized_param("weight", *weight, normalized_shape);
   const int64_t k = static_cast<int64_t>(normalized_shape.size());
-  TL_CHECK(is_floating_type(input.scalar_type()), "rms_norm: expected a floating input, got ",
-           scalar_type_name(input.scalar_type()));
+  TL_CHECK(is_floating_type(input.scalar_type()) || is_complex_type(input.scalar_type()),
+           "rms_norm: expected a floating or complex input, got ", scalar_type_name(input.scalar_type()));
   // Half and bfloat16 inputs are normalized in float, as PyTorch does.
   const bool low = input.scalar_type() == ScalarType::Half || input.scalar_type() == ScalarType::BFloat16;
   const Tensor x = low ? _to_copy(input, ScalarType::Float) : input;
-  // eps None: the machine epsilon of the type it is computed in.
+  // eps None: the machine epsilon of the type it is computed in. Complex inputs: mean(x * x), not of |x|^2,
+  // as PyTorch's.
   const double e = eps ? *eps
-                       : (input.scalar_type() == ScalarType::Double ? std::numeric_limits<double>::epsilon()
-                                                                    : std::numeric_limits<float>::epsilon());
+                       : (to_real_type(input.scalar_type()) == ScalarType::Double
+                              ? std::numeric_limits<double>::epsilon()
+                              : std::numeric_limits<float>::epsilon());
   DimVector dims;
   for (int64_t j = input.dim() - k; j < input.dim(); ++j) dims.push_back(j);
   Tensor y = mul(x, rsqrt(add(mean(mul(x, x), dims.ref(), true), number(e))));
