@@ -6,6 +6,7 @@ eigenpairs themselves (the eigenvalues always, the eigenvectors for B = I), not 
 import math
 
 from . import _C, linalg
+from ._dtype_info import finfo
 from .autograd import Function, no_grad
 
 _F = _C._functions
@@ -17,15 +18,11 @@ def _svqb(S, B, drop):
     BS = S if B is None else B @ S
     G = S.mT @ BS
     G = (G + G.mT) / 2
-    d = G.diagonal().clamp_min(_finfo_tiny(S)).rsqrt()
+    d = G.diagonal().clamp_min(finfo(S.dtype).tiny).rsqrt()
     w, V = linalg.eigh(G * d.unsqueeze(0) * d.unsqueeze(1))
     keep = w > drop * w[-1].clamp_min(0)
     V, w = V[:, keep], w[keep]
     return S @ (V * d.unsqueeze(1) * w.rsqrt().unsqueeze(0))
-
-
-def _finfo_tiny(t):
-    return 1e-300 if t.dtype is _C.float64 else 1e-30
 
 
 def _b_project_out(W, X, B):
@@ -45,8 +42,7 @@ def _rayleigh_ritz(Q, A, n, largest):
 
 def _lobpcg_2d(A, B, X, iK, k, niter, tol, largest, method, tracker):
     m, n = X.shape
-    eps = 2.220446049250313e-16 if A.dtype is _C.float64 else 1.1920928955078125e-07
-    drop = 10 * m * eps
+    drop = 10 * m * finfo(A.dtype).eps
     X = _svqb(X, B, drop)
     if X.shape[1] < n:  # a rank-deficient start: completed with random directions
         X = _svqb(_F.cat([X, _F.randn(m, n - X.shape[1], dtype=A.dtype, device=A.device)], 1), B, drop)
@@ -136,7 +132,8 @@ def lobpcg(A, k=None, B=None, X=None, n=None, iK=None, niter=None, tol=None, lar
     (default: the new directions B-orthogonalized against X before each Rayleigh-Ritz step) or "basic" (one
     orthonormalization of the whole subspace); tracker: called after each iteration with the progress (its
     `ivars['istep']`, `ivars['converged_count']`, `E`, `X`, `R`). ortho_iparams/fparams/bparams are accepted for
-    PyTorch's signature and have no effect (the orthonormalization is always SVQB)."""
+    PyTorch's signature and have no effect (the orthonormalization is always SVQB). An unknown method raises
+    ValueError, where PyTorch runs "ortho"."""
     if not isinstance(A, _C.TensorBase):
         raise TypeError(f"lobpcg: expected a Tensor as A, got {type(A).__name__}")
     if A.dim() < 2 or A.shape[-1] != A.shape[-2]:
@@ -168,8 +165,7 @@ def lobpcg(A, k=None, B=None, X=None, n=None, iK=None, niter=None, tol=None, lar
         raise ValueError(f"LOBPCG algorithm is not applicable when the number of A rows (={m}) is smaller than "
                          f"3 x the number of requested eigenpairs (={n})")
     niter = 1000 if niter is None else niter
-    tol = math.sqrt(2.220446049250313e-16 if A.dtype is _C.float64 else 1.1920928955078125e-07) if tol is None \
-        else tol
+    tol = math.sqrt(finfo(A.dtype).eps) if tol is None else tol
     largest = True if largest is None else largest
 
     batch = tuple(A.shape[:-2])

@@ -81,11 +81,10 @@ Tensor mm_mat2_backward(const Tensor& grad, const Tensor& mat1, IntArrayRef mat2
 
 namespace torchlite::autograd {
 
-namespace {
+using linalg::mH;
+using linalg::mT;
 
-Tensor mT(const Tensor& t) { return transpose(t, -2, -1); }
-// The conjugate transpose (the transpose of a real matrix).
-Tensor mH(const Tensor& t) { return is_complex_type(t.scalar_type()) ? torchlite::conj(mT(t)) : mT(t); }
+namespace {
 
 Tensor eye_like(int64_t n, const Tensor& like) { return eye(n, std::nullopt, like.scalar_type(), like.device()); }
 

@@ -146,9 +146,6 @@ using namespace linalg;
 
 namespace {
 
-Tensor mT(const Tensor& t) { return transpose(t, -2, -1); }
-// The conjugate transpose (the transpose of a real matrix).
-Tensor mH(const Tensor& t) { return is_complex_type(t.scalar_type()) ? torchlite::conj(mT(t)) : mT(t); }
 
 // Whether a composite's result must be differentiable: A requires grad and grad mode is on, or A carries a
 // forward-mode tangent.

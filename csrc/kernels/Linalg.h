@@ -27,6 +27,11 @@ void check_lapack_dtype(const Tensor& A, std::string_view kernel);
 void check_same_dtype(const Tensor& A, const Tensor& B, std::string_view api, std::string_view a = "A",
                       std::string_view b = "B");
 
+// The transpose of the last two dims, and the conjugate transpose (the transpose of a real matrix): the
+// compositions' and the derivative formulas' mT and mH.
+Tensor mT(const Tensor& t);
+Tensor mH(const Tensor& t);
+
 // The batch dims of a (..., r, c) tensor.
 DimVector batch_sizes(const Tensor& A);
 // Broadcasts two batch shapes (PyTorch's message on a mismatch).

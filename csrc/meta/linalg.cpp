@@ -19,6 +19,8 @@
 #include "kernels/linalg_solve_ex.h"
 #include "kernels/linalg_solve_triangular.h"
 #include "ops/_to_copy.h"
+#include "ops/conj.h"
+#include "ops/transpose_int.h"
 
 namespace torchlite {
 
@@ -47,6 +49,10 @@ void check_float_or_complex(const Tensor& A, std::string_view api) {
   if (t == ScalarType::ComplexFloat || t == ScalarType::ComplexDouble) return;
   check_float(A, api);
 }
+
+Tensor mT(const Tensor& t) { return transpose(t, -2, -1); }
+
+Tensor mH(const Tensor& t) { return is_complex_type(t.scalar_type()) ? conj(mT(t)) : mT(t); }
 
 void check_lapack_dtype(const Tensor& A, std::string_view kernel) {
   ScalarType t = A.scalar_type();

@@ -269,11 +269,6 @@ TL_LAPACK_FORWARD_COMPLEX(float, c)
 TL_LAPACK_FORWARD_COMPLEX(double, z)
 #undef TL_LAPACK_FORWARD_COMPLEX
 
-// The real type of T (T itself for float and double): eigenvalues, singular values, LAPACK's rwork.
-template <typename T> struct RealOf { using type = T; };
-template <typename T> struct RealOf<Complex<T>> { using type = T; };
-template <typename T> using real_of_t = typename RealOf<T>::type;
-
 // The workspace size a query (lwork = -1) returned.
 template <typename T>
 int work_size(T query) {
@@ -777,7 +772,7 @@ void kernels::linalg_eigh_out_any(const Tensor& A, std::string_view UPLO, bool c
   int in = as_int(n, api);
   dispatch_float_or_complex(api, A.scalar_type(), [&](auto tag) {
     using T = decltype(tag);
-    using R = real_of_t<T>;
+    using R = real_t<T>;
     T* a = buf.data<T>();
     R* pw = w.data<R>();
     int* f = inf.data<int>();
@@ -838,7 +833,7 @@ void kernels::linalg_svd_out_any(const Tensor& A, bool full_matrices, bool compu
   const int64_t lrwork = compute_uv ? k * std::max(5 * k + 7, 2 * big + 2 * k + 1) : 7 * k;
   dispatch_float_or_complex(api, A.scalar_type(), [&](auto tag) {
     using T = decltype(tag);
-    using R = real_of_t<T>;
+    using R = real_t<T>;
     T* a = buf.data<T>();
     R* ps = s.data<R>();
     T* pu = compute_uv ? u.data<T>() : nullptr;
@@ -922,7 +917,7 @@ void kernels::linalg_lstsq_out_any(const Tensor& A, const Tensor& B, std::option
   int im = as_int(m, api), in = as_int(n, api), ik = as_int(k, api), ildb = as_int(ldb, api);
   dispatch_float_or_complex(api, A.scalar_type(), [&](auto tag) {
     using T = decltype(tag);
-    using R = real_of_t<T>;
+    using R = real_t<T>;
     constexpr bool cplx = is_complex_v<T>;
     T* pa = a.data<T>();
     T* pb = b.data<T>();
