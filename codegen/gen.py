@@ -129,6 +129,13 @@ class OpCtx:
     autocast_policies: str = ""
     autocast_ptrs: str = ""
     autocast_args: str = ""
+    # conjugated views (stage/Conj.h): whether the variants resolve them first (kernel ops not tagged
+    # conj_aware), the Tensor arguments, the call's arguments with each Tensor one resolved, and the same with
+    # self replaced by self_value (the in-place variant's resolved target)
+    conj_fallback: bool = False
+    conj_tensors: str = ""
+    conj_args: str = ""
+    conj_args_self_value: str = ""
 
 
 def _promotion_body(nf: NativeFunction) -> list[str]:
@@ -358,6 +365,15 @@ def op_context(nf: NativeFunction, first_default: int = 0, node_index: int = 0,
     ctx.all_tensor_args = ", ".join(a.name for a in s.arguments if a.type.base == "Tensor")
     ctx.args_original_self = ", ".join("original_self" if n == "self" else n for n in cpp.arg_names(s))
     ctx.args_fw_self = ", ".join("fw_self" if n == "self" else n for n in cpp.arg_names(s))
+    tensor_params = {a.name for a in s.arguments if a.type.base == "Tensor"}
+    ctx.conj_fallback = (bool(tensor_params) and "conj_aware" not in nf.tags
+                         and (nf.kind in ("pointwise", "dispatch") or (nf.kind == "any" and not s.is_view)))
+    if ctx.conj_fallback:
+        arg_names = cpp.arg_names(s)
+        ctx.conj_tensors = ", ".join(n for n in arg_names if n in tensor_params)
+        ctx.conj_args = ", ".join(f"conj_view::resolved({n})" if n in tensor_params else n for n in arg_names)
+        ctx.conj_args_self_value = ", ".join(
+            "self_value" if n == "self" else f"conj_view::resolved({n})" if n in tensor_params else n for n in arg_names)
     if any(nf.autocast):
         names = {"lower": "Lower", "fp32": "Fp32", "promote": "Promote", None: "None"}
         ctx.autocast_policies = ", ".join(f"autocast::Policy::{names[p]}" for p in nf.autocast)

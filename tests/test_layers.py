@@ -23,7 +23,8 @@ MAY_INCLUDE = {
     "kernels/generic": KERNELS | {"kernels/generic"},
     "meta": KERNELS | {"meta"},  # shape rules shared by every device (the schema's `meta:` functions)
     "autograd": {"core", "dispatch", "autograd", "ops"},
-    "stage": {"core", "dispatch", "kernels", "op_kernels", "autograd", "stage"},  # out=, in place, views
+    # out=, in place, views, and the conjugate step (0), which calls resolve_conj
+    "stage": {"core", "dispatch", "kernels", "op_kernels", "ops", "autograd", "stage"},
     "composite": {"core", "dispatch", "composite", "ops", "op_kernels", "kernels/generic"},
     "cuda": {"core", "cuda"},  # the CUDA runtime: device functions, cuBLAS loading
     "python": {"core", "dispatch", "kernels", "autograd", "ops", "python"},

@@ -31,7 +31,8 @@ def test_svd_lowrank_recovers_a_low_rank_matrix(dtype):
     assert S.dtype is (tl.float32 if dtype == np.float32 else tl.float64)
     tol = 1e-3 if dtype == np.float32 else 1e-10
     np.testing.assert_allclose(S.numpy()[:, :4], np.linalg.svd(a, compute_uv=False)[:, :4], rtol=tol)
-    rebuilt = (U.numpy() * S.numpy()[:, None, :]) @ np.conj(np.swapaxes(V.numpy(), -1, -2))
+    assert V.is_conj() == (dtype == np.complex128)  # V = Vh.mH, a conj() view, as PyTorch's
+    rebuilt = (U.numpy() * S.numpy()[:, None, :]) @ np.conj(np.swapaxes(V.resolve_conj().numpy(), -1, -2))
     np.testing.assert_allclose(rebuilt, a, atol=tol * 30)
 
 

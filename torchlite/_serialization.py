@@ -17,6 +17,7 @@ def _dtype_name(dtype):
 
 def _values(t):
     """The tensor's values as a contiguous NumPy array (bfloat16 widened to float32, exactly)."""
+    t = t.resolve_conj()  # a conjugated view's values, computed
     if t.device.type != "cpu":
         t = t.cpu()
     if _dtype_name(t.dtype) not in _NUMPY_SAFE:
@@ -28,7 +29,7 @@ def raw_values(t):
     """t's values as a contiguous NumPy array of their raw element bytes; NumPy has no bfloat16, so a
     bfloat16 tensor gives its bits as uint16 (the high half of each float32 value). save and safetensors
     write these bytes."""
-    t = t.detach()
+    t = t.detach().resolve_conj()
     if t.device.type != "cpu":
         t = t.cpu()
     if t.dtype == _C.bfloat16:
@@ -52,7 +53,7 @@ def reduce_tensor(t):
     base = t._base
     if base is not None and base.device == t.device and base.dtype == t.dtype:
         args = (base, tuple(t.shape), tuple(t.stride()), t.storage_offset(), t.requires_grad)
-        return (_rebuild_view, args + (type(t), state))
+        return (_rebuild_view, args + (type(t), state, t.is_conj() != base.is_conj()))
     return (_rebuild_tensor, (_values(t), _dtype_name(t.dtype), str(t.device), t.requires_grad, type(t), state))
 
 
@@ -80,8 +81,9 @@ def _rebuild_tensor(values, dtype_name, device, requires_grad, cls, state):
     return _finish(t, requires_grad, cls, state)
 
 
-def _rebuild_view(base, size, stride, offset, requires_grad, cls, state):
-    return _finish(base.detach().as_strided(size, stride, offset), requires_grad, cls, state)
+def _rebuild_view(base, size, stride, offset, requires_grad, cls, state, conj=False):
+    view = base.detach().as_strided(size, stride, offset)
+    return _finish(view.conj() if conj else view, requires_grad, cls, state)  # a conj() view stays one
 
 
 def deepcopy_tensor(t, memo):

@@ -50,10 +50,6 @@ class Tensor(_C.TensorBase):
         """Whether the dtype is complex (complex64 or complex128)."""
         return self.dtype.is_complex
 
-    def is_conj(self):
-        """Whether the tensor is a lazily conjugated view (never: torchlite computes conjugates)."""
-        return False
-
     @property
     def real(self):
         """The real parts of a complex tensor (a view), or a real tensor itself."""
@@ -70,6 +66,9 @@ class Tensor(_C.TensorBase):
 
     @imag.setter
     def imag(self, value):
+        if self.is_conj():  # a conj() view's imaginary parts are its memory's negated (and `imag` of it computed)
+            self.conj().imag.copy_(-value)
+            return
         self.imag.copy_(value)
 
     def is_neg(self):
@@ -239,7 +238,7 @@ class Tensor(_C.TensorBase):
         import numpy as np
 
         if force:
-            return np.asarray(self.detach().cpu())
+            return np.asarray(self.detach().cpu().resolve_conj())
         if self.requires_grad:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
                                "instead.")
@@ -251,6 +250,8 @@ class Tensor(_C.TensorBase):
 
         if self.device.type != "cpu":
             return self.cpu().tolist()
+        if self.is_conj():
+            return self.resolve_conj().tolist()
         if self.dtype in (_C.float16, _C.bfloat16):
             return np.asarray(_C._to_dtype(self.detach(), _C.float32)).tolist()
         return np.asarray(self).tolist()
@@ -386,6 +387,8 @@ class Tensor(_C.TensorBase):
             raise BufferError(f"__dlpack__: cannot export to device {tuple(dl_device)} without a copy")
         if self.requires_grad:
             raise RuntimeError("Can't export tensors that require gradient, use tensor.detach()")
+        if self.is_conj():
+            raise BufferError("Can't export tensors with the conjugate bit set")
         if self.device.type == "cuda" and stream not in (None, -1):
             from . import cuda
 

@@ -218,6 +218,8 @@ def _nested_str(arr, indent, summarize, fmt, opts):
 def _values(t):
     """The tensor's values as a NumPy array (copied from the device for CUDA tensors); float16 / bfloat16
     widened to float32."""
+    if t.is_conj():
+        t = t.detach().resolve_conj()  # a conjugated view's values, computed
     if t.device.type != "cpu":
         t = t.cpu()
     if t.dtype in (_C.float16, _C.bfloat16):

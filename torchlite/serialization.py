@@ -67,7 +67,8 @@ def _storage_bytes(t):
     from ._tensor import Tensor
 
     n = t._storage_nbytes() // t.element_size()
-    return raw_values(Tensor.as_strided(t.detach(), (n,), (1,), 0))
+    memory = t.detach().conj() if t.is_conj() else t.detach()  # the memory as it is, not a conj() view's values
+    return raw_values(Tensor.as_strided(memory, (n,), (1,), 0))
 
 
 class _Writer(pickle._Pickler):
@@ -127,6 +128,8 @@ class _Writer(pickle._Pickler):
             if type(obj) is not Tensor:
                 raise pickle.PicklingError(f"torchlite.save: cannot save a {type(obj).__name__} (a Tensor subclass "
                                            "other than Parameter) in PyTorch's format")
+            if obj.is_conj():  # a conj() view is saved with its values computed (a tensor of its own)
+                obj = obj.resolve_conj()
             args = (self._storage_ref(obj), obj.storage_offset(), tuple(obj.shape), tuple(obj.stride()),
                     obj.requires_grad, OrderedDict())
             return (_REBUILD_TENSOR, args)

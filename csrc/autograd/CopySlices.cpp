@@ -3,8 +3,10 @@
 #include "autograd/AutogradMeta.h"
 #include "autograd/GradMode.h"
 #include "core/Error.h"
+#include "ops/_conj.h"
 #include "ops/as_strided.h"
 #include "ops/clone.h"
+#include "ops/conj.h"
 #include "ops/copy.h"
 #include "ops/empty_strided.h"
 #include "ops/fill.h"
@@ -17,6 +19,7 @@ CopySlices::CopySlices(const Tensor& base, const Tensor& view, std::shared_ptr<N
       view_sizes_(view.sizes().vec()),
       view_strides_(view.strides().vec()),
       view_offset_(view.storage_offset() - base.storage_offset()),
+      conj_(view.is_conj() != base.is_conj()),
       fn_(std::move(fn)) {
   add_input_meta(base);
   // Input 0 of fn was the view's old value, whose gradient goes to the base's old history here.
@@ -30,10 +33,11 @@ variable_list CopySlices::apply(variable_list&& grads) {
   Tensor result = empty_strided(base_sizes_, base_strides_, grad.scalar_type(), grad.device());
   copy_(result, grad);
   Tensor slice = as_strided(result, view_sizes_, view_strides_, view_offset_);
-  variable_list fn_grads = fn_->apply({clone(slice)});
+  // The view's values are the conjugates of the base's there when conj_: so are the gradients, both ways.
+  variable_list fn_grads = fn_->apply({clone(conj_ ? conj(slice) : slice)});
   variable_list out(num_outputs());
   if (!fn_grads.empty() && fn_grads[0].defined()) {
-    copy_(slice, fn_grads[0]);
+    copy_(slice, conj_ ? conj(fn_grads[0]) : fn_grads[0]);
   } else {
     fill_(slice, 0);
   }
@@ -56,8 +60,9 @@ void rebase_view_history(const Tensor& view, const std::shared_ptr<Node>& node) 
   bm.grad_fn_ = slices;
   bm.output_nr_ = 0;
   bm.hooks_.reset();
-  // The view is now base.as_strided(...) of the base's new history.
+  // The view is now base.as_strided(...) of the base's new history (conjugated when the view is).
   Tensor fresh = as_strided(base, view.sizes(), view.strides(), view.storage_offset());
+  if (fresh.is_conj() != view.is_conj()) fresh = _conj(fresh);
   AutogradMeta& vm = materialize_meta(view);
   vm.grad_fn_ = grad_fn(fresh);
   vm.output_nr_ = 0;
@@ -81,6 +86,7 @@ void refresh_view_slow(const Tensor& view) {
     mode.below_autograd = false;
     try {
       fresh = as_strided(base, view.sizes(), view.strides(), view.storage_offset());
+      if (fresh.is_conj() != view.is_conj()) fresh = _conj(fresh);
     } catch (...) {
       mode.below_autograd = below;
       throw;

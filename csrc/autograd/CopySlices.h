@@ -25,6 +25,7 @@ class CopySlices final : public Node {
   std::vector<int64_t> base_sizes_, base_strides_;
   std::vector<int64_t> view_sizes_, view_strides_;
   int64_t view_offset_;  // relative to the base's storage offset
+  bool conj_;  // the view is conjugated relative to the base (a conj() view): gradients cross conjugated
   std::shared_ptr<Node> fn_;
 };
 

@@ -8,6 +8,7 @@
 #include "kernels/polar.h"
 #include "kernels/real.h"
 #include "kernels/resolve_conj.h"
+#include "ops/_conj.h"
 #include "ops/atan2.h"
 #include "ops/conj_physical.h"
 #include "ops/cos.h"
@@ -15,6 +16,7 @@
 #include "ops/expand.h"
 #include "ops/imag.h"
 #include "ops/mul_Tensor.h"
+#include "ops/neg.h"
 #include "ops/real.h"
 #include "ops/select_int.h"
 #include "ops/sin.h"
@@ -27,21 +29,29 @@
 
 namespace torchlite {
 
+// A conjugated view's real parts are its memory's: a view of them through the unconjugated alias _conj(self).
 Tensor composite::real(const Tensor& self) {
   if (!is_complex_type(self.scalar_type())) return self;
-  return select(view_as_real(self), -1, 0);
+  return select(view_as_real(self.is_conj() ? torchlite::_conj(self) : self), -1, 0);
 }
 
+// A conjugated view's imaginary parts are its memory's negated: computed, so that result is not a view (PyTorch
+// returns a view with a negative bit, which torchlite does not have).
 Tensor composite::imag(const Tensor& self) {
   TL_CHECK(is_complex_type(self.scalar_type()), "imag is not implemented for tensors with non-complex dtypes.");
+  if (self.is_conj()) return neg(select(view_as_real(torchlite::_conj(self)), -1, 1));
   return select(view_as_real(self), -1, 1);
 }
 
 Tensor composite::conj(const Tensor& self) {
-  return is_complex_type(self.scalar_type()) ? conj_physical(self) : self;
+  return is_complex_type(self.scalar_type()) ? torchlite::_conj(self) : self;
 }
 
-Tensor composite::resolve_conj(const Tensor& self) { return self; }
+// The values of a conjugated view, computed: conj_physical of its unconjugated alias (whose values are the
+// memory's); the derivative of the pair is the identity.
+Tensor composite::resolve_conj(const Tensor& self) {
+  return self.is_conj() ? conj_physical(torchlite::_conj(self)) : self;
+}
 
 Tensor composite::angle(const Tensor& self) {
   if (is_complex_type(self.scalar_type())) return torchlite::atan2(torchlite::imag(self), torchlite::real(self));

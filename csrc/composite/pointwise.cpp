@@ -16,6 +16,7 @@
 #include "ops/maximum.h"
 #include "ops/minimum.h"
 #include "ops/pow_Tensor_Scalar.h"
+#include "ops/resolve_conj.h"
 #include "ops/view_as_complex.h"
 #include "ops/view_as_real.h"
 
@@ -55,7 +56,8 @@ Tensor composite::nan_to_num(const Tensor& self, std::optional<double> nan, std:
     case ScalarType::Double: big = std::numeric_limits<double>::max(); break;
     case ScalarType::ComplexFloat:
     case ScalarType::ComplexDouble:  // each part on its own, as PyTorch
-      return torchlite::view_as_complex(composite::nan_to_num(torchlite::view_as_real(self), nan, posinf, neginf));
+      return torchlite::view_as_complex(
+          composite::nan_to_num(torchlite::view_as_real(torchlite::resolve_conj(self)), nan, posinf, neginf));
     default: return torchlite::clone(self);
   }
   return torchlite::_nan_to_num(self, nan.value_or(0.0), posinf.value_or(big), neginf.value_or(-big));

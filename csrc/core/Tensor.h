@@ -31,6 +31,7 @@ class Tensor {
   Device device() const { return impl_->device(); }
   bool is_cuda() const { return impl_->device().is_cuda(); }
   bool is_wrapped_number() const { return impl_->is_wrapped_number(); }
+  bool is_conj() const { return impl_->is_conj(); }  // a lazily conjugated view (TensorImpl::is_conj)
   void* data_ptr() const { return impl_->data(); }
   template <typename T>
   T* data() const { return reinterpret_cast<T*>(impl_->data()); }

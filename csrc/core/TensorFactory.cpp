@@ -109,6 +109,7 @@ Tensor make_alias(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, in
   auto impl = intrusive_ptr<TensorImpl>::make(b->storage(), b->dtype(), b->device());
   impl->set_geometry(sizes, strides, storage_offset);
   impl->set_inference(b->is_inference());
+  impl->set_conj(b->is_conj());  // a view of a conjugated view is one too
   return Tensor(std::move(impl));
 }
 
@@ -148,8 +149,14 @@ Scalar item(const Tensor& t) {
     case ScalarType::UInt32: return Scalar(int64_t(*reinterpret_cast<const uint32_t*>(p)));
     // Past int64's max it wraps to a negative int64; Python's item() converts it back (PyTensor.cpp).
     case ScalarType::UInt64: return Scalar(static_cast<int64_t>(*reinterpret_cast<const uint64_t*>(p)));
-    case ScalarType::ComplexFloat: return Scalar(*reinterpret_cast<const Complex<float>*>(p));
-    case ScalarType::ComplexDouble: return Scalar(*reinterpret_cast<const Complex<double>*>(p));
+    case ScalarType::ComplexFloat:
+    case ScalarType::ComplexDouble: {  // a conjugated view's value is its memory's conjugate
+      Complex<double> z = t.scalar_type() == ScalarType::ComplexFloat
+                              ? Complex<double>(*reinterpret_cast<const Complex<float>*>(p))
+                              : *reinterpret_cast<const Complex<double>*>(p);
+      if (t.is_conj()) z = Complex<double>(z.real(), -z.imag());
+      return Scalar(z);
+    }
     default: TL_ERROR("item(): undefined dtype");
   }
 }

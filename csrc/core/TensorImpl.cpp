@@ -50,6 +50,7 @@ void TensorImpl::shallow_copy_from(const TensorImpl& src) {
   dtype_ = src.dtype_;
   device_ = src.device_;
   is_contiguous_ = src.is_contiguous_;
+  is_conj_ = src.is_conj_;
 }
 
 void TensorImpl::set_contiguous_geometry(IntArrayRef sizes) {

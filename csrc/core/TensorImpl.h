@@ -88,6 +88,13 @@ class TensorImpl final : public intrusive_target {
   bool is_wrapped_number() const { return is_wrapped_number_; }
   void set_wrapped_number(bool v) { is_wrapped_number_ = v; }
 
+  // The conjugate bit (complex dtypes only): the tensor's values are the complex conjugates of the memory it
+  // views (`conj()` returns such a view; `resolve_conj()` computes it). Views of it inherit the bit
+  // (make_alias); every kernel reads memory as it is, so the generated ops resolve conjugated inputs first
+  // (stage/Conj.h) and write conjugated targets through copy_, which alone reads the bit itself.
+  bool is_conj() const { return is_conj_; }
+  void set_conj(bool v) { is_conj_ = v; }
+
   AutogradMetaInterface* autograd_meta() const { return autograd_meta_.get(); }
   void set_autograd_meta(std::unique_ptr<AutogradMetaInterface> m) { autograd_meta_ = std::move(m); }
 
@@ -121,6 +128,7 @@ class TensorImpl final : public intrusive_target {
   bool owns_pyobj_ = false;
   bool view_tracked_ = false;
   bool is_inference_ = false;
+  bool is_conj_ = false;
   uint32_t view_version_ = 0;
   intrusive_ptr<VersionCounter> version_;
   intrusive_ptr<TensorImpl> view_base_;

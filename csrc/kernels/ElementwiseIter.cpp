@@ -13,6 +13,7 @@
 #include "dispatch/KernelTable.h"
 #include "kernels/Convert.h"
 #include "kernels/copy.h"
+#include "ops/conj_physical.h"
 
 namespace torchlite {
 
@@ -154,7 +155,16 @@ KernelTable<CopyKernel> g_copy_to_device(nullptr, TL_CUDA_KERNEL(&kernels::copy_
 constexpr OpInfo kCopyCast{"copy_", "", "copy_(Tensor self, Tensor src, bool non_blocking=False) -> Tensor"};
 }  // namespace
 
+void copy_conjugating(const Tensor& dst, const Tensor& src) {
+  Tensor d = make_alias(dst, dst.sizes(), dst.strides(), dst.storage_offset());
+  Tensor s = make_alias(src, src.sizes(), src.strides(), src.storage_offset());
+  d.impl()->set_conj(false);
+  s.impl()->set_conj(false);
+  copy_cast(d, is_complex_type(s.scalar_type()) ? conj_physical(s) : s);
+}
+
 void copy_cast(const Tensor& dst, const Tensor& src) {
+  if (TL_UNLIKELY(dst.is_conj() != src.is_conj())) return copy_conjugating(dst, src);
   if (dst.device().is_cpu() && src.device().is_cpu()) return copy_cast_cpu(dst, src);
   if (dst.device().is_cpu()) return kernels::copy_out_cpu(dst, src, /*non_blocking=*/false, dst);
   const DeviceGuard guard(dst.device());  // called directly, not through an op

@@ -47,5 +47,9 @@ Tensor contiguous_as(const Tensor& src, ScalarType dtype);
 void copy_cast_cpu(const Tensor& dst, const Tensor& src);
 // The same on any devices (copy_'s kernels, without autograd or version bumps).
 void copy_cast(const Tensor& dst, const Tensor& src);
+// copy_cast between tensors of which one is a conjugated view (TensorImpl::is_conj) and the other is not: dst's
+// memory receives the conjugates of src's memory (a real src's values as they are). copy_cast and copy_'s
+// kernels call it.
+void copy_conjugating(const Tensor& dst, const Tensor& src);
 
 }  // namespace torchlite

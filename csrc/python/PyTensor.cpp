@@ -233,6 +233,8 @@ static PyObject* get_array_interface(PyObject* self, void*) {
   const Tensor& t = unwrap(self);
   TL_CHECK_TYPE(t.device().is_cpu(), "can't convert ", to_string(t.device()),
                 " device type tensor to numpy. Use Tensor.cpu() to copy the tensor to host memory first.");
+  TL_CHECK(!t.is_conj(), "Can't call numpy() on Tensor that has conjugate bit set. Use tensor.resolve_conj().numpy() "
+           "instead.");
   const char* typestr = nullptr;
   switch (t.scalar_type()) {
     case ScalarType::Bool: typestr = "|b1"; break;
@@ -304,6 +306,7 @@ static PyObject* m_item(PyObject* self, PyObject*) {
 static PyObject* m_dim(PyObject* self, PyObject*) { return PyLong_FromLongLong(unwrap(self).dim()); }
 static PyObject* m_numel(PyObject* self, PyObject*) { return PyLong_FromLongLong(unwrap(self).numel()); }
 static PyObject* m_is_contiguous(PyObject* self, PyObject*) { return PyBool_FromLong(unwrap(self).is_contiguous()); }
+static PyObject* m_is_conj(PyObject* self, PyObject*) { return PyBool_FromLong(unwrap(self).is_conj()); }
 static PyObject* m_storage_offset(PyObject* self, PyObject*) {
   return PyLong_FromLongLong(unwrap(self).storage_offset());
 }
@@ -413,6 +416,7 @@ static PyMethodDef tensor_methods[] = {
     {"numel", m_numel, METH_NOARGS, "the number of elements"},
     {"nelement", m_numel, METH_NOARGS, "the number of elements"},
     {"is_contiguous", m_is_contiguous, METH_NOARGS, "whether the layout is dense row-major"},
+    {"is_conj", m_is_conj, METH_NOARGS, "whether the tensor is a lazily conjugated view (conj(); resolve_conj())"},
     {"storage_offset", m_storage_offset, METH_NOARGS, "the offset into the storage, in elements"},
     {"_storage_ptr", m_storage_ptr, METH_NOARGS, "the address where the tensor's storage starts"},
     {"_storage_nbytes", m_storage_nbytes, METH_NOARGS, "the size of the tensor's storage in bytes"},

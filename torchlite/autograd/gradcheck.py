@@ -49,7 +49,7 @@ def _fail(msg, raise_exception):
 def _host(t):
     """t's values as a float64 NumPy array (copied from the device first for CUDA tensors); a complex tensor's
     as (..., 2) arrays of its real and imaginary parts."""
-    t = t.detach()
+    t = t.detach().resolve_conj()
     if t.device.type != "cpu":
         t = t.cpu()
     a = np.asarray(t)

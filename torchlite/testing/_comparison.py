@@ -219,7 +219,7 @@ def _to_tensor(x):
 
 def _host_array(t):
     """A NumPy array of the tensor's values (bfloat16, which NumPy lacks, as float32)."""
-    t = t.detach().cpu()
+    t = t.detach().cpu().resolve_conj()
     return (t.float() if t.dtype is _C.bfloat16 else t).numpy()
 
 

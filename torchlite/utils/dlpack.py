@@ -7,8 +7,8 @@ __all__ = ["to_dlpack", "from_dlpack"]
 
 def to_dlpack(tensor):
     """A DLPack capsule sharing `tensor`'s memory (the legacy interface; prefer passing the tensor itself to
-    the other library's from_dlpack)."""
-    return _C._to_dlpack(tensor)
+    the other library's from_dlpack). A conjugated view is exported computed, as PyTorch's."""
+    return _C._to_dlpack(tensor.resolve_conj())
 
 
 def from_dlpack(ext_tensor):

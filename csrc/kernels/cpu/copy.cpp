@@ -14,6 +14,7 @@ void kernels::copy_out_cpu(const Tensor& self, const Tensor& src, bool non_block
   (void)self;
   (void)non_blocking;  // a copy into host memory this thread reads next is always waited for
   if (out.numel() == 0) return;
+  if (TL_UNLIKELY(out.is_conj() != src.is_conj())) return copy_conjugating(out, src);
   check_no_internal_overlap(out);
   check_no_partial_overlap(out, src);
   if (src.device().is_cuda()) {

@@ -1,7 +1,9 @@
 // The views that change the dtype (dispatch: {any: ...}): Tensor.view(dtype), view_as_real, view_as_complex.
-// Each is an alias of self's storage with another dtype and a geometry counted in the new element size.
+// Each is an alias of self's storage with another dtype and a geometry counted in the new element size. And
+// _conj, the view with the conjugate bit flipped.
 #include "core/TensorFactory.h"
 #include "core/TensorImpl.h"
+#include "kernels/_conj.h"
 #include "kernels/view_as_complex.h"
 #include "kernels/view_as_real.h"
 #include "kernels/view_dtype.h"
@@ -21,9 +23,17 @@ Tensor alias_as(const Tensor& base, ScalarType dtype, IntArrayRef sizes, IntArra
 
 }  // namespace
 
+Tensor kernels::conj_view_any(const Tensor& self) {
+  Tensor view = make_alias(self, self.sizes(), self.strides(), self.storage_offset());
+  if (is_complex_type(self.scalar_type())) view.impl()->set_conj(!self.is_conj());
+  return view;
+}
+
 Tensor kernels::view_dtype_any(const Tensor& self, ScalarType dtype) {
   const ScalarType from = self.scalar_type();
   if (from == dtype) return make_alias(self, self.sizes(), self.strides(), self.storage_offset());
+  TL_CHECK(!self.is_conj(), "torch.Tensor.view is not supported for conjugate view tensors when converting to a "
+           "different dtype.");
   const int64_t old_size = element_size(from), new_size = element_size(dtype);
   if (old_size == new_size) return alias_as(self, dtype, self.sizes(), self.strides(), self.storage_offset());
   const char* a = scalar_type_name(from);
@@ -58,6 +68,9 @@ Tensor kernels::view_dtype_any(const Tensor& self, ScalarType dtype) {
 
 Tensor kernels::view_as_real_any(const Tensor& self) {
   TL_CHECK(is_complex_type(self.scalar_type()), "view_as_real is only supported for complex tensors");
+  TL_CHECK(!self.is_conj(), "view_as_real doesn't work on unresolved conjugated tensors.  To resolve the conjugate "
+           "tensor so you can view it as real, use self.resolve_conj(); however, be warned that the resulting tensor "
+           "will NOT alias the original.");
   DimVector sizes(self.sizes()), strides(self.strides());
   for (auto& s : strides) s *= 2;
   sizes.push_back(2);

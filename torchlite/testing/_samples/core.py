@@ -127,6 +127,7 @@ SHAPE_CASES = {
     "real": (lambda: {"self": tl.complex(_f32((2, 3)), _f32((3,)))}, lambda self: self.real),
     "imag": (lambda: {"self": tl.complex(_f32((2, 3)), _f32((3,)))}, lambda self: self.imag),
     "conj": (lambda: {"self": tl.complex(_f32((2, 3)), _f32((3,)))}, lambda self: np.conj(self)),
+    "_conj": (lambda: {"self": tl.complex(_f32((2, 3)), _f32((3,)))}, lambda self: np.conj(self)),
     "angle": (lambda: {"self": _f32((2, 3))}, lambda self: np.where(self < 0, np.float64(np.float32(np.pi)), 0.0)),
     "resolve_conj": (lambda: {"self": tl.complex(_f32((2, 3)), _f32((3,)))}, lambda self: self),
     "complex": (lambda: {"real": _f32((2, 3)), "imag": _f32((3, 2), True)[:, 0]}, lambda real, imag: real + 1j * imag),
