@@ -946,3 +946,26 @@ def test_against_torch():
         with pytest.raises(tl.linalg.LinAlgError) as le:
             fn(tl)
         assert str(te.value) == str(le.value)
+
+
+@pytest.mark.parametrize("shape", [(5, 3), (3, 5), (2, 4, 2), (2, 2, 4)])
+@pytest.mark.parametrize("dtype", [tl.float64, tl.complex128])
+def test_lu_derivatives_of_tall_and_wide_matrices(shape, dtype):
+    """linalg.lu_factor / lu of m x n matrices, m != n: reverse mode (gradcheck, gradgradcheck) and forward mode,
+    as PyTorch's derivatives of the trapezoidal factors."""
+    rng = np.random.default_rng(sum(shape))
+    a = rng.standard_normal(shape) + (1j * rng.standard_normal(shape) if dtype is tl.complex128 else 0)
+    A = tl.tensor(a, dtype=dtype, requires_grad=True)
+    assert tl.autograd.gradcheck(lambda m: tl.linalg.lu_factor(m).LU, (A,))
+    assert tl.autograd.gradcheck(lambda m: tl.linalg.lu(m)[1:], (A,))
+    assert tl.autograd.gradgradcheck(lambda m: tl.linalg.lu(m)[1:], (A,))
+    if dtype is tl.float64:  # forward mode takes real tangents
+        assert tl.autograd.gradcheck(lambda m: tl.linalg.lu_factor(m).LU, (A,), check_forward_ad=True,
+                                     check_backward_ad=False)
+    torch = pytest.importorskip("torch")
+    t = torch.tensor(a, requires_grad=True)
+    P, L, U = torch.linalg.lu(t)
+    ((L * L.conj()).real.sum() + (U.sin() * U).real.sum()).backward()
+    P, L, U = tl.linalg.lu(A)
+    ((L * L.conj()).real.sum() + (U.sin() * U).real.sum()).backward()
+    np.testing.assert_allclose(A.grad.numpy(), t.grad.numpy(), rtol=1e-10, atol=1e-12)

@@ -93,18 +93,40 @@ Tensor with_diagonal(const Tensor& M, const Tensor& d) {
   return add(sub(M, diag_embed(diagonal(M, 0, -2, -1))), diag_embed(d));
 }
 
-// The gradient of A = P L U (square) from those of its factors.
-Tensor lu_factors_backward(const Tensor& gL, const Tensor& gU, const Tensor& P, const Tensor& L, const Tensor& U) {
-  Tensor phi = add(tril(matmul(mH(L), gL), -1), triu(matmul(gU, mH(U))));
-  Tensor x = linalg_solve_triangular(mH(L), phi, /*upper=*/true, /*left=*/true, /*unitriangular=*/true);
-  x = linalg_solve_triangular(mH(U), x, /*upper=*/false, /*left=*/false, /*unitriangular=*/false);
-  return matmul(P, x);
+// L^-H X (L unit lower triangular) and X U^-H (U upper triangular).
+Tensor solve_LH(const Tensor& L, const Tensor& X) {
+  return linalg_solve_triangular(mH(L), X, /*upper=*/true, /*left=*/true, /*unitriangular=*/true);
+}
+Tensor solve_UH_right(const Tensor& X, const Tensor& U) {
+  return linalg_solve_triangular(mH(U), X, /*upper=*/false, /*left=*/false, /*unitriangular=*/false);
 }
 
-void check_square_lu(const Tensor& LU) {
-  TL_CHECK_KIND(ErrorKind::NotImplemented, LU.size(-1) == LU.size(-2),
-                "linalg.lu_factor: the derivative is implemented for square matrices only, got ", LU.size(-2), " by ",
-                LU.size(-1));
+// The gradient of B = L U (square, no pivoting) from those of its factors: L^-H (tril(L^H gL, -1) + triu(gU U^H)) U^-H.
+Tensor lu_square_backward(const Tensor& gL, const Tensor& gU, const Tensor& L, const Tensor& U) {
+  Tensor phi = add(tril(matmul(mH(L), gL), -1), triu(matmul(gU, mH(U))));
+  return solve_UH_right(solve_LH(L, phi), U);
+}
+
+// The gradient of A = P L U (m x n, k = min(m, n): L m x k unit lower trapezoidal, U k x n upper trapezoidal) from
+// those of its factors. With B = P^T A, a wide A (m < n) is B = L [U1 | U2]: B2 = L U2 moves gU2 U2^H onto L's
+// gradient and gives gB2 = L^-H gU2; a tall one (m > n) is B = [L1; L2] U: B2 = L2 U moves L2^H gL2 U^-H onto
+// U's and gives gB2 = gL2 U^-H. The square blocks take lu_square_backward.
+Tensor lu_factors_backward(const Tensor& gL, const Tensor& gU, const Tensor& P, const Tensor& L, const Tensor& U) {
+  const int64_t m = L.size(-2), n = U.size(-1);
+  if (m == n) return matmul(P, lu_square_backward(gL, gU, L, U));
+  if (m < n) {
+    const Tensor U1 = narrow(U, -1, 0, m), U2 = narrow(U, -1, m, n - m);
+    const Tensor gU1 = narrow(gU, -1, 0, m), gU2 = narrow(gU, -1, m, n - m);
+    const Tensor gL_eff = sub(gL, solve_LH(L, matmul(gU2, mH(U2))));
+    const Tensor parts[2] = {lu_square_backward(gL_eff, gU1, L, U1), solve_LH(L, gU2)};
+    return matmul(P, cat(ArrayRef<Tensor>(parts, 2), -1));
+  }
+  const Tensor L1 = narrow(L, -2, 0, n), L2 = narrow(L, -2, n, m - n);
+  const Tensor gL1 = narrow(gL, -2, 0, n), gL2 = narrow(gL, -2, n, m - n);
+  const Tensor gL2_U = solve_UH_right(gL2, U);  // gL2 U^-H
+  const Tensor gU_eff = sub(gU, matmul(mH(L2), gL2_U));
+  const Tensor parts[2] = {lu_square_backward(gL1, gU_eff, L1, U), gL2_U};
+  return matmul(P, cat(ArrayRef<Tensor>(parts, 2), -2));
 }
 
 // The gradient of the packed LU from that of A = P L U.
@@ -116,9 +138,10 @@ Tensor lu_packed_from_A(const Tensor& gA, const Tensor& P, const Tensor& L, cons
 }  // namespace
 
 Tensor linalg_lu_factor_backward(const Tensor& grad, const Tensor& LU, const Tensor& pivots) {
-  check_square_lu(LU);
   auto [P, L, U] = lu_unpack(LU, pivots, true, true);
-  return lu_factors_backward(tril(grad, -1), triu(grad), P, L, U);
+  const int64_t k = std::min(LU.size(-2), LU.size(-1));
+  // the packed gradient's strict lower part is L's (its first k columns), its upper part U's (its first k rows)
+  return lu_factors_backward(narrow(tril(grad, -1), -1, 0, k), narrow(triu(grad), -2, 0, k), P, L, U);
 }
 
 std::tuple<Tensor, Tensor> linalg_lu_solve_backward(const Tensor& grad, const Tensor& result, const Tensor& LU,
@@ -127,7 +150,6 @@ std::tuple<Tensor, Tensor> linalg_lu_solve_backward(const Tensor& grad, const Te
   Tensor gB = linalg_lu_solve(LU, pivots, grad, left, !adjoint);
   Tensor gLU;
   if (grad_input_mask[0]) {
-    check_square_lu(LU);
     Tensor gM = left ? neg(matmul(gB, mH(result))) : neg(matmul(mH(result), gB));  // of the system's matrix
     Tensor gA = adjoint ? mH(gM) : gM;
     auto [P, L, U] = lu_unpack(LU, pivots, true, true);
@@ -509,12 +531,26 @@ Tensor linalg_svd_jvp_Vh(const Tensor& A_t, const Tensor& U, const Tensor& S, co
 }
 
 Tensor linalg_lu_factor_jvp(const Tensor& A_t, const Tensor& LU, const Tensor& pivots) {
-  // A = P L U: X = L^-1 P^T dA U^-1 = L^-1 dL + dU U^-1, its strict lower triangle and its upper one
-  check_square_lu(LU);
+  // B = P^T A = L U on the leading k x k block: X = L1^-1 dB1 U1^-1 = L1^-1 dL1 + dU1 U1^-1, its strict lower
+  // triangle and its upper one. A wide A's other columns B2 = L U2 give dU2 = L^-1 (dB2 - dL U2); a tall A's other
+  // rows B2 = L2 U give dL2 = (dB2 - L2 dU) U^-1. The packed tangent holds dL's strict lower part and dU.
   auto [P, L, U] = lu_unpack(LU, pivots, true, true);
-  Tensor X = linalg_solve_triangular(L, matmul(mT(P), A_t), /*upper=*/false, /*left=*/true, /*unitriangular=*/true);
-  X = linalg_solve_triangular(U, X, /*upper=*/true, /*left=*/false, /*unitriangular=*/false);
-  return add(matmul(L, tril(X, -1)), matmul(triu(X), U));
+  const int64_t m = LU.size(-2), n = LU.size(-1), k = std::min(m, n);
+  const Tensor dB = matmul(mT(P), A_t);
+  const Tensor L1 = narrow(L, -2, 0, k), U1 = narrow(U, -1, 0, k);
+  Tensor X = linalg_solve_triangular(L1, narrow(narrow(dB, -2, 0, k), -1, 0, k), /*upper=*/false, /*left=*/true,
+                                     /*unitriangular=*/true);
+  X = linalg_solve_triangular(U1, X, /*upper=*/true, /*left=*/false, /*unitriangular=*/false);
+  const Tensor dL1 = matmul(L1, tril(X, -1)), dU1 = matmul(triu(X), U1);
+  if (m == n) return add(dL1, dU1);
+  if (m < n) {
+    const Tensor rest = sub(narrow(dB, -1, m, n - m), matmul(dL1, narrow(U, -1, m, n - m)));
+    const Tensor parts[2] = {add(dL1, dU1), linalg_solve_triangular(L1, rest, false, true, true)};
+    return cat(ArrayRef<Tensor>(parts, 2), -1);
+  }
+  const Tensor rest = sub(narrow(dB, -2, n, m - n), matmul(narrow(L, -2, n, m - n), dU1));
+  const Tensor parts[2] = {add(dL1, dU1), linalg_solve_triangular(U1, rest, true, false, false)};
+  return cat(ArrayRef<Tensor>(parts, 2), -2);
 }
 
 Tensor linalg_lstsq_jvp(const Tensor& A_t, const Tensor& B_t, const Tensor& A, const Tensor& B,
