@@ -273,3 +273,95 @@ def test_on_the_emulated_cuda_device():
         "print('ok')\n")
     r = run_emulated(["-c", script], timeout=300)
     assert r.returncode == 0 and r.stdout.strip() == "ok", r.stdout + r.stderr
+
+
+# ------------------------------------------------------------------------------------------ every op
+from torchlite.testing._opinfo import op_db  # noqa: E402
+
+SAMPLED_OPS = [op for op in op_db if op.has_sample]
+
+
+def _with_complex(v, conj_view):
+    """A sample argument with its float tensors made complex (times 1 + 0.5j); with conj_view, each complex
+    tensor as a conj() view of its conjugate (the same values, the conjugate bit set)."""
+    if isinstance(v, (list, tuple)):
+        return type(v)(_with_complex(x, conj_view) for x in v)
+    if not isinstance(v, tl.Tensor):
+        return v
+    if v.dtype in (tl.float32, tl.float64):
+        v = v * complex(1, 0.5)
+    if conj_view and v.dtype.is_complex:
+        v = v.conj_physical().conj()
+        assert v.is_conj()
+    return v
+
+
+def _flat(out):
+    return [x for o in (out if isinstance(out, (tuple, list)) else (out,)) for x in _flat_one(o)]
+
+
+def _flat_one(o):
+    return _flat(o) if isinstance(o, (tuple, list)) else [o]
+
+
+def test_every_op_reads_conjugated_inputs_as_their_values():
+    """Each sampled op of the op database on complex arguments, once plain and once as conj() views of the same
+    values: the results are equal. An op whose kernel read the memory, not the values, would differ."""
+    checked, differ, refused = 0, [], []
+    for op in SAMPLED_OPS:
+        if "empty" in op.name:  # uninitialized memory
+            continue
+        try:
+            op.reseed()
+            want = _flat(op.run_primary({k: _with_complex(v, False) for k, v in op.sample().items()}))
+        except Exception:  # noqa: BLE001 - the op takes no complex arguments
+            continue
+        op.reseed()
+        try:
+            got = _flat(op.run_primary({k: _with_complex(v, True) for k, v in op.sample().items()}))
+        except RuntimeError as e:
+            refused.append(op.full_name)
+            assert "conjugate" in str(e), (op.full_name, e)
+            continue
+        checked += 1
+        for g, w in zip(got, want):
+            if isinstance(w, tl.Tensor):
+                g, w = g.detach().resolve_conj(), w.detach().resolve_conj()
+                same = g.dtype == w.dtype and g.shape == w.shape and np.array_equal(
+                    g.numpy(force=True), w.numpy(force=True), equal_nan=True)
+            else:
+                same = g == w
+            if not same:
+                differ.append(op.full_name)
+                break
+    assert checked > 250, checked
+    assert not differ, differ
+    assert sorted(refused) == ["view.dtype", "view_as_real"], refused  # PyTorch's refusals of conj() views
+
+
+def test_every_inplace_op_writes_a_conjugated_self_as_its_values():
+    """Each sampled op's in-place variant on a complex self that is a conj() view: afterwards the view holds the
+    result of the op on its old values and its base their conjugates (an in-place view op changes only the
+    view's geometry)."""
+    checked, differ = 0, []
+    for op in SAMPLED_OPS:
+        if "inplace" not in op.variants:
+            continue
+        args = {k: _with_complex(v, False) for k, v in op.sample().items()}
+        if not (isinstance(args.get("self"), tl.Tensor) and args["self"].dtype.is_complex):
+            continue
+        try:
+            op.reseed()
+            want = op.call("inplace", dict(args, self=args["self"].clone()))
+        except Exception:  # noqa: BLE001 - no complex in-place form (or not for this dtype)
+            continue
+        base = args["self"].conj_physical()
+        view = base.conj()
+        op.reseed()
+        op.call("inplace", dict(args, self=view))
+        checked += 1
+        base_ok = op.is_view or np.array_equal(base.numpy(), np.conj(values(want)), equal_nan=True)  # a view op
+        if not (view.is_conj() and np.array_equal(values(view), values(want), equal_nan=True) and base_ok):
+            differ.append(op.full_name)
+    assert checked > 40, checked
+    assert not differ, differ
