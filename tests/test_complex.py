@@ -715,6 +715,22 @@ def test_convolutions_pads_and_logsumexp_of_complex_tensors():
     assert gc(lambda a: tl.logsumexp(a, 1), (tl.tensor(z, requires_grad=True),))
 
 
+def test_unfold_and_fold_of_complex_tensors():
+    """F.unfold / F.fold (im2col / col2im) move complex numbers as they move real ones: each part on its own."""
+    F = tl.nn.functional
+    a = crandn((2, 3, 5, 6), np.complex64, 51)
+    kw = dict(kernel_size=(2, 3), padding=1, stride=(1, 2))
+    cols = F.unfold(tl.tensor(a), **kw)
+    assert cols.dtype is tl.complex64
+    parts = [F.unfold(tl.tensor(p), **kw).numpy() for p in (a.real.copy(), a.imag.copy())]
+    np.testing.assert_array_equal(cols.numpy(), parts[0] + 1j * parts[1])
+    back = F.fold(cols, (5, 6), **kw)
+    parts = [F.fold(tl.tensor(p), (5, 6), **kw).numpy() for p in (cols.real.contiguous().numpy(), cols.imag.numpy())]
+    np.testing.assert_array_equal(back.numpy(), parts[0] + 1j * parts[1])
+    z = tl.tensor(crandn((1, 2, 4, 4), np.complex128, 52), requires_grad=True)
+    assert tl.autograd.gradcheck(lambda t: F.fold(F.unfold(t, 2, padding=1) * 1j, (4, 4), 2, padding=1), (z,))
+
+
 def test_rms_norm_of_complex_inputs():  # mean(x * x), not of |x|^2: PyTorch's formula
     a, w = crandn((2, 3), np.complex128, 49), crandn((3,), np.complex128, 50)
     got = tl.nn.functional.rms_norm(tl.tensor(a), (3,), tl.tensor(w))
