@@ -731,6 +731,21 @@ def test_unfold_and_fold_of_complex_tensors():
     assert tl.autograd.gradcheck(lambda t: F.fold(F.unfold(t, 2, padding=1) * 1j, (4, 4), 2, padding=1), (z,))
 
 
+def test_logcumsumexp_of_complex_tensors():
+    """A scan of PyTorch's complex logaddexp (the larger real part plus log1p(exp(difference))): exp of the result is
+    the cumulative sum of exp, without overflow; differentiable."""
+    a = crandn((3, 7), np.complex128, 53) * 3
+    got = tl.logcumsumexp(tl.tensor(a), 1)
+    assert got.dtype is tl.complex128
+    np.testing.assert_allclose(np.exp(got.numpy()), np.cumsum(np.exp(a), 1), rtol=1e-12)
+    big = tl.logcumsumexp(tl.tensor(a + 1000), 1).numpy()  # exp would overflow
+    np.testing.assert_allclose(big - 1000, got.numpy(), rtol=1e-12, atol=1e-12)
+    assert tl.logcumsumexp(tl.tensor(a.astype(np.complex64)), 0).dtype is tl.complex64
+    z = tl.tensor(a, requires_grad=True)
+    assert tl.autograd.gradcheck(lambda t: tl.logcumsumexp(t, 1), (z,))
+    assert tl.autograd.gradgradcheck(lambda t: tl.logcumsumexp(t, 0), (z,))
+
+
 def test_rms_norm_of_complex_inputs():  # mean(x * x), not of |x|^2: PyTorch's formula
     a, w = crandn((2, 3), np.complex128, 49), crandn((3,), np.complex128, 50)
     got = tl.nn.functional.rms_norm(tl.tensor(a), (3,), tl.tensor(w))
