@@ -827,6 +827,15 @@ def test_random_complex_tensors():  # as PyTorch: each part drawn on its own (no
     again = tl.randn(20000, dtype=tl.complex64)
     assert np.array_equal(again.numpy(), a)
     assert tl.randn_like(z).dtype is tl.complex64 and tl.rand_like(z).dtype is tl.complex64
+    # a complex mean (normal.Tensor_float, normal.Tensor_Tensor with a real std): each part about its mean's part
+    mean = tl.tensor(np.full((2, 20000), 1 - 3j), dtype=tl.complex64)
+    for n in (tl.normal(mean, 2.0), tl.normal(mean, tl.tensor([[2.0], [2.0]]))):
+        v = n.numpy()
+        assert n.dtype is tl.complex64 and abs(v.real.mean() - 1) < 0.05 and abs(v.imag.mean() + 3) < 0.05
+        assert abs(v.real.var() - 2) < 0.1 and abs(v.imag.var() - 2) < 0.1 and abs(np.var(v) - 4) < 0.2
+    for std in (tl.ones(2, 1, dtype=tl.complex64), tl.ones(3, dtype=tl.complex64)):
+        with pytest.raises(RuntimeError, match="normal expects standard deviation to be non-complex"):
+            tl.normal(mean if std.dim() == 2 else 0.0, std)
 
 
 def test_angle():
