@@ -610,7 +610,8 @@ def test_complex_matches_torch():
     torch = pytest.importorskip("torch")
     a, b = crandn((3, 4), np.complex64, 5), crandn((3, 4), np.complex64, 6)
     for expr in ["x + y", "x * y", "x / y", "x - 2j * y", "x.conj()", "x.real", "x.imag", "x * 1.5",
-                 "x.to(torch_or_tl.float32)", "x.to(torch_or_tl.complex128)"]:
+                 "x.to(torch_or_tl.float32)", "x.to(torch_or_tl.complex128)", "torch_or_tl.logaddexp(x, y)",
+                 "torch_or_tl.logcumsumexp(x, 1)"]:
         got = eval(expr, {"x": tl.tensor(a), "y": tl.tensor(b), "torch_or_tl": tl})
         want = eval(expr, {"x": torch.tensor(a), "y": torch.tensor(b), "torch_or_tl": torch}).resolve_conj()
         assert str(got.dtype).split(".")[1] == str(want.dtype).split(".")[1], expr
@@ -731,9 +732,18 @@ def test_unfold_and_fold_of_complex_tensors():
     assert tl.autograd.gradcheck(lambda t: F.fold(F.unfold(t, 2, padding=1) * 1j, (4, 4), 2, padding=1), (z,))
 
 
-def test_logcumsumexp_of_complex_tensors():
-    """A scan of PyTorch's complex logaddexp (the larger real part plus log1p(exp(difference))): exp of the result is
-    the cumulative sum of exp, without overflow; differentiable."""
+def test_logaddexp_and_logcumsumexp_of_complex_tensors():
+    """PyTorch's complex logaddexp (the larger real part plus log1p(exp(difference))) and logcumsumexp, a scan of it:
+    exp of the result is the sum (the cumulative sum) of exp, without overflow; differentiable."""
+    x, y = crandn((4, 30), np.complex128, 54) * 3, crandn((4, 30), np.complex128, 55) * 3
+    got = tl.logaddexp(tl.tensor(x), tl.tensor(y)).numpy()
+    np.testing.assert_allclose(np.exp(got), np.exp(x) + np.exp(y), rtol=1e-12)
+    assert abs(got.imag).max() <= np.pi + abs(np.maximum(x.imag, y.imag)).max()  # no stray branch
+    big = tl.logaddexp(tl.tensor(x + 800), tl.tensor(y + 800)).numpy()
+    np.testing.assert_allclose(big - 800, got, rtol=1e-12, atol=1e-12)
+    inf = float("inf")  # both real parts -inf: the second one, as PyTorch
+    assert tl.logaddexp(tl.tensor([complex(-inf, 1)]), tl.tensor([complex(-inf, 2)])).item() == complex(-inf, 2)
+    assert tl.autograd.gradcheck(tl.logaddexp, (tl.tensor(x, requires_grad=True), tl.tensor(y, requires_grad=True)))
     a = crandn((3, 7), np.complex128, 53) * 3
     got = tl.logcumsumexp(tl.tensor(a), 1)
     assert got.dtype is tl.complex128

@@ -49,15 +49,7 @@
 #include "ops/le_Tensor.h"
 #include "ops/linalg_vector_norm.h"
 #include "ops/ge_Tensor.h"
-#include "ops/gt_Tensor.h"
-#include "ops/eq_Tensor.h"
-#include "ops/exp.h"
-#include "ops/isinf.h"
-#include "ops/log1p.h"
 #include "ops/logaddexp.h"
-#include "ops/logical_and.h"
-#include "ops/real.h"
-#include "ops/where_self.h"
 #include "ops/logical_not.h"
 #include "ops/logical_xor.h"
 #include "ops/mul_Tensor.h"
@@ -241,28 +233,12 @@ Tensor composite::diff(const Tensor& self, int64_t n, int64_t dim, const std::op
   return x.is_same(self) ? torchlite::clone(self) : x;
 }
 
-namespace {
-
-// log(exp(a) + exp(b)) of complex numbers as PyTorch's: the one with the larger real part (mx; b on a tie) plus
-// log1p(exp(mn - mx)), whose real part is then at most log 2; mx itself where both real parts are one infinity
-// (PyTorch's logaddexp gives b there too at -inf; at +inf its imaginary part differs).
-Tensor complex_logaddexp(const Tensor& a, const Tensor& b) {
-  const Tensor ra = torchlite::real(a), rb = torchlite::real(b);
-  const Tensor a_first = torchlite::gt(ra, rb);
-  const Tensor mx = torchlite::where(a_first, a, b), mn = torchlite::where(a_first, b, a);
-  const Tensor sum = torchlite::add(mx, torchlite::log1p(torchlite::exp(torchlite::sub(mn, mx))));
-  return torchlite::where(torchlite::logical_and(torchlite::isinf(ra), torchlite::eq(ra, rb)), mx, sum);
-}
-
-}  // namespace
-
 // An inclusive scan with logaddexp (log2(n) steps: each element meets the one `step` places back, the first
 // `step` elements stay), exact for any range of values, where exp then cumsum would overflow or underflow. No
-// padding with -inf, whose second derivative through logaddexp would be NaN. Complex inputs take
-// complex_logaddexp (PyTorch's sequential scan may land on another branch of the imaginary part, 2 pi apart).
+// padding with -inf, whose second derivative through logaddexp would be NaN. (On complex inputs PyTorch's
+// sequential scan may land on another branch of the imaginary part, 2 pi apart.)
 Tensor composite::logcumsumexp(const Tensor& self, int64_t dim) {
-  const bool complex = is_complex_type(self.scalar_type());
-  TL_CHECK_KIND(ErrorKind::NotImplemented, is_floating_type(self.scalar_type()) || complex,
+  TL_CHECK_KIND(ErrorKind::NotImplemented, is_floating_type(self.scalar_type()) || is_complex_type(self.scalar_type()),
                 "\"logcumsumexp_out_cpu\" not implemented for '", scalar_type_name(self.scalar_type()), "'");
   if (self.dim() == 0) return torchlite::clone(self);
   dim = self.wrap_dim(dim);
@@ -270,8 +246,8 @@ Tensor composite::logcumsumexp(const Tensor& self, int64_t dim) {
   Tensor y = self;
   for (int64_t step = 1; step < n; step *= 2) {
     Tensor head = torchlite::narrow(y, dim, 0, step);
-    const Tensor later = torchlite::narrow(y, dim, step, n - step), earlier = torchlite::narrow(y, dim, 0, n - step);
-    Tensor tail = complex ? complex_logaddexp(later, earlier) : torchlite::logaddexp(later, earlier);
+    Tensor tail = torchlite::logaddexp(torchlite::narrow(y, dim, step, n - step),
+                                       torchlite::narrow(y, dim, 0, n - step));
     y = torchlite::cat(std::vector<Tensor>{head, tail}, dim);
   }
   return y.is_same(self) ? torchlite::clone(self) : y;
