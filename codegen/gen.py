@@ -370,10 +370,10 @@ def op_context(nf: NativeFunction, first_default: int = 0, node_index: int = 0,
                          and (nf.kind in ("pointwise", "dispatch") or (nf.kind == "any" and not s.is_view)))
     if ctx.conj_fallback:
         arg_names = cpp.arg_names(s)
+        resolved = [f"conj_view::resolved({n})" if n in tensor_params else n for n in arg_names]
         ctx.conj_tensors = ", ".join(n for n in arg_names if n in tensor_params)
-        ctx.conj_args = ", ".join(f"conj_view::resolved({n})" if n in tensor_params else n for n in arg_names)
-        ctx.conj_args_self_value = ", ".join(
-            "self_value" if n == "self" else f"conj_view::resolved({n})" if n in tensor_params else n for n in arg_names)
+        ctx.conj_args = ", ".join(resolved)
+        ctx.conj_args_self_value = ", ".join("self_value" if n == "self" else r for n, r in zip(arg_names, resolved))
     if any(nf.autocast):
         names = {"lower": "Lower", "fp32": "Fp32", "promote": "Promote", None: "None"}
         ctx.autocast_policies = ", ".join(f"autocast::Policy::{names[p]}" for p in nf.autocast)

@@ -297,11 +297,8 @@ def _with_complex(v, conj_view):
 
 
 def _flat(out):
-    return [x for o in (out if isinstance(out, (tuple, list)) else (out,)) for x in _flat_one(o)]
-
-
-def _flat_one(o):
-    return _flat(o) if isinstance(o, (tuple, list)) else [o]
+    """An op's result as a flat list (tuples and lists of tensors opened, nested ones too)."""
+    return [x for o in out for x in _flat(o)] if isinstance(out, (tuple, list)) else [out]
 
 
 def test_every_op_reads_conjugated_inputs_as_their_values():

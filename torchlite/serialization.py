@@ -128,7 +128,9 @@ class _Writer(pickle._Pickler):
             if type(obj) is not Tensor:
                 raise pickle.PicklingError(f"torchlite.save: cannot save a {type(obj).__name__} (a Tensor subclass "
                                            "other than Parameter) in PyTorch's format")
-            if obj.is_conj():  # a conj() view is saved with its values computed (a tensor of its own)
+            # A conj() view is saved with its values computed, a tensor of its own: PyTorch's record
+            # (_rebuild_tensor_v2 over a storage) has no conjugate bit to set, so loading gives is_conj() False.
+            if obj.is_conj():
                 obj = obj.resolve_conj()
             args = (self._storage_ref(obj), obj.storage_offset(), tuple(obj.shape), tuple(obj.stride()),
                     obj.requires_grad, OrderedDict())

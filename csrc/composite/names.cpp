@@ -236,7 +236,8 @@ Tensor composite::diff(const Tensor& self, int64_t n, int64_t dim, const std::op
 // An inclusive scan with logaddexp (log2(n) steps: each element meets the one `step` places back, the first
 // `step` elements stay), exact for any range of values, where exp then cumsum would overflow or underflow. No
 // padding with -inf, whose second derivative through logaddexp would be NaN. (On complex inputs PyTorch's
-// sequential scan may land on another branch of the imaginary part, 2 pi apart.)
+// sequential scan may land on another branch of the imaginary part, 2 pi apart; and it starts from -inf + 0j, so
+// a first element with real part -inf comes out with imaginary part 0 there; here it keeps its own.)
 Tensor composite::logcumsumexp(const Tensor& self, int64_t dim) {
   TL_CHECK_KIND(ErrorKind::NotImplemented, is_floating_type(self.scalar_type()) || is_complex_type(self.scalar_type()),
                 "\"logcumsumexp_out_cpu\" not implemented for '", scalar_type_name(self.scalar_type()), "'");
