@@ -511,23 +511,43 @@ def test_the_complex_autograd_ops_are_listed():
     assert len(COMPLEX_AUTOGRAD_OPS) >= 40, [op.full_name for op in COMPLEX_AUTOGRAD_OPS]
 
 
-@pytest.mark.parametrize("op", COMPLEX_AUTOGRAD_OPS, ids=[op.full_name for op in COMPLEX_AUTOGRAD_OPS])
-def test_gradcheck_on_complex_inputs(op):
-    """Every op tagged complex_autograd: its gradients on complex inputs against finite differences in the
-    real and imaginary parts of each input."""
+def _complex_cases(op):
+    """(label, function, inputs) of each gradcheck sample of op, with complex inputs, unless the op makes
+    complex numbers of real ones (complex, polar, view_as_complex)."""
     for label, args in op.gradcheck_samples():
         args = dict(args)
         fn, inputs = op.as_function(args)
         outs = fn(*inputs)
         if not any(o.dtype.is_complex for o in (outs if isinstance(outs, tuple) else (outs,))):
-            # complex inputs, unless the op makes complex numbers of real ones (complex, polar, view_as_complex)
             for k, name in enumerate(op.diff_names):
                 if name in args:
                     args[name] = _complexify(args[name], k)
             fn, inputs = op.as_function(args)
-        if not inputs:
-            continue
+        if inputs:
+            yield label, fn, inputs
+
+
+@pytest.mark.parametrize("op", COMPLEX_AUTOGRAD_OPS, ids=[op.full_name for op in COMPLEX_AUTOGRAD_OPS])
+def test_gradcheck_on_complex_inputs(op):
+    """Every op tagged complex_autograd: its gradients on complex inputs against finite differences in the
+    real and imaginary parts of each input."""
+    for label, fn, inputs in _complex_cases(op):
         assert tl.autograd.gradcheck(fn, inputs, eps=1e-6, atol=1e-5, rtol=1e-3), f"{op.full_name} {label}"
+
+
+# Those with a forward mode: a `jvp:` entry, or a composite (its ops' tangents); random ops are left out (their
+# tangent is zero by definition, tested in test_autograd_ops).
+COMPLEX_FORWARD_OPS = [op for op in COMPLEX_AUTOGRAD_OPS
+                       if (op.jvp or op.kind == "composite") and not op.is_random]
+
+
+@pytest.mark.parametrize("op", COMPLEX_FORWARD_OPS, ids=[op.full_name for op in COMPLEX_FORWARD_OPS])
+def test_forward_ad_on_complex_inputs(op):
+    """Their forward-mode Jacobians (dual tensors with the tangents 1 and 1j per element) against finite
+    differences: J t, where backward gives J^H g."""
+    for label, fn, inputs in _complex_cases(op):
+        assert tl.autograd.gradcheck(fn, inputs, eps=1e-6, atol=1e-5, rtol=1e-3, check_forward_ad=True,
+                                     check_backward_ad=False), f"{op.full_name} {label}"
 
 
 def test_known_complex_gradients():
@@ -551,6 +571,67 @@ def test_known_complex_gradients():
     assert x.grad.tolist() == [6.0, 6.0]
 
 
+def _tangent(fn, *pairs):
+    """fn's output tangent at the dual tensors made of (primal, tangent) pairs."""
+    fwAD = tl.autograd.forward_ad
+    with fwAD.dual_level():
+        return fwAD.unpack_dual(fn(*[fwAD.make_dual(p, t) for p, t in pairs])).tangent
+
+
+def test_known_complex_tangents():
+    a, v = crandn((5,), np.complex128, 25), crandn((5,), np.complex128, 26)
+    z, t = tl.tensor(a), tl.tensor(v)
+    tol = dict(rtol=1e-13, atol=1e-14)
+    np.testing.assert_allclose(_tangent(lambda u: u * u, (z, t)).numpy(), 2 * a * v, **tol)  # holomorphic: f'(z) t
+    np.testing.assert_allclose(_tangent(lambda u: u.exp().sin(), (z, t)).numpy(), np.cos(np.exp(a)) * np.exp(a) * v,
+                               **tol)
+    got = _tangent(lambda u: u.abs(), (z, t))  # d|z| = Re(conj(z) t) / |z|, a real tangent
+    assert got.dtype is tl.float64
+    np.testing.assert_allclose(got.numpy(), (np.conj(a) * v).real / np.abs(a), **tol)
+    np.testing.assert_allclose(_tangent(lambda u: u.conj(), (z, t)).resolve_conj().numpy(), np.conj(v), **tol)
+    np.testing.assert_allclose(_tangent(lambda u: u.real, (z, t)).numpy(), v.real, **tol)
+    np.testing.assert_allclose(_tangent(lambda u: u.imag, (z, t)).numpy(), v.imag, **tol)
+    np.testing.assert_allclose(_tangent(lambda u: u.angle(), (z, t)).numpy(), (np.conj(a) * v).imag / np.abs(a) ** 2,
+                               **tol)
+    s = a / np.abs(a)  # sgn: not holomorphic, (t - sgn^2 conj(t)) / 2|z|
+    np.testing.assert_allclose(_tangent(lambda u: u.sgn(), (z, t)).numpy(), (v - s * s * np.conj(v)) / (2 * np.abs(a)),
+                               **tol)
+    x, xt = tl.tensor(a.real), tl.tensor(v.real)  # a real input of a complex computation
+    np.testing.assert_allclose(_tangent(lambda u: u * (2 + 3j), (x, xt)).numpy(), v.real * (2 + 3j), **tol)
+    np.testing.assert_allclose(_tangent(lambda u: tl.polar(u, u), (x, xt)).numpy(),
+                               v.real * np.exp(1j * a.real) * (1 + 1j * a.real), **tol)
+    m, mt = crandn((3, 3), np.complex128, 27), crandn((3, 3), np.complex128, 28)
+    got = _tangent(lambda u: u @ u, (tl.tensor(m), tl.tensor(mt)))
+    np.testing.assert_allclose(got.numpy(), mt @ m + m @ mt, **tol)
+    got = _tangent(lambda u: tl.linalg.det(u), (tl.tensor(m), tl.tensor(mt)))  # det(A) tr(A^-1 dA)
+    np.testing.assert_allclose(got.item(), np.linalg.det(m) * np.trace(np.linalg.solve(m, mt)), rtol=1e-12)
+    fwAD = tl.autograd.forward_ad
+    with fwAD.dual_level():  # in place, through a view
+        base = fwAD.make_dual(tl.tensor(a), tl.tensor(v))
+        y = base.clone()
+        y[1:].mul_(1j)
+        want = v.copy()
+        want[1:] *= 1j
+        np.testing.assert_allclose(fwAD.unpack_dual(y).tangent.numpy(), want, **tol)
+
+
+def test_complex_tangents_against_torch():
+    """A composition of complex ops, each through forward mode, against PyTorch's forward AD."""
+    pt = pytest.importorskip("torch", reason="PyTorch (optional) is the oracle of this test")
+    m, mt = crandn((4, 4), np.complex128, 29), crandn((4, 4), np.complex128, 30)
+
+    def f(lib, u):
+        h = u @ u.mH + 4 * lib.eye(4, dtype=u.dtype)
+        w = lib.linalg.cholesky(h) @ lib.linalg.inv(u + 3 * lib.eye(4, dtype=u.dtype))
+        return lib.fft.fft((w * w.conj()).sqrt() + w.sigmoid() + lib.linalg.svdvals(u).sum(), dim=0)
+
+    got = _tangent(lambda u: f(tl, u), (tl.tensor(m), tl.tensor(mt)))
+    with pt.autograd.forward_ad.dual_level():
+        want = pt.autograd.forward_ad.unpack_dual(
+            f(pt, pt.autograd.forward_ad.make_dual(pt.tensor(m), pt.tensor(mt)))).tangent
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-10, atol=1e-10)
+
+
 def test_second_order_complex_gradients():
     a, b = crandn((2, 3), np.complex128, 23), crandn((3, 2), np.complex128, 24)
     x, y = tl.tensor(a).requires_grad_(), tl.tensor(b).requires_grad_()
@@ -571,12 +652,12 @@ def test_complex_autograd_errors():
         tl.ones(2, dtype=tl.int64).requires_grad_()
     with tl.no_grad():
         assert (z * 1j).tolist() == [-1 + 1j, 1 + 2j]
-    with pytest.raises(NotImplementedError, match="forward-mode AD of complex tensors"):
-        with tl.autograd.forward_ad.dual_level():
-            tl.autograd.forward_ad.make_dual(tl.ones(2, dtype=tl.float64), tl.ones(2, dtype=tl.float64)) * 1j
-    with pytest.raises(NotImplementedError, match="no forward-mode AD for complex inputs"):
-        tl.autograd.gradcheck(lambda u: u * 2, (z.detach().to(tl.complex128).requires_grad_(),),
-                              check_forward_ad=True)
+    fwAD = tl.autograd.forward_ad
+    with fwAD.dual_level():
+        with pytest.raises(NotImplementedError, match="forward-mode AD of complex tensors through cumprod"):
+            fwAD.make_dual(z.detach(), tl.ones(2, dtype=tl.complex64)).cumprod(0)
+        with pytest.raises(RuntimeError, match="floating point or complex primal and a tangent of the same dtype"):
+            fwAD.make_dual(z.detach(), tl.ones(2))
 
 
 # ------------------------------------------------------------------------------------------ interop

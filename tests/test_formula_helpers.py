@@ -130,7 +130,7 @@ CASES = {
     "norm inf": (["norm_backward", "norm_jvp"], lambda x: x.norm(INF, 1), lambda: [rand(3, 4)]),
     "norm -inf": (["norm_backward", "norm_jvp"], lambda x: x.norm(-INF), lambda: [rand(3, 4)]),
     "norm 0": (["norm_backward", "norm_jvp"], lambda x: x.norm(0, 1), lambda: [rand(3, 4)]),
-    "linalg.eig": (["linalg_eig_backward"], lambda a: _eig_phase_free(tl.linalg.eig(a)), lambda: [rand(4, 4)]),
+    "linalg.eig": (["linalg_eig_backward", "linalg_eig_jvp_eigenvalues", "linalg_eig_jvp_eigenvectors"], lambda a: _eig_phase_free(tl.linalg.eig(a)), lambda: [rand(4, 4)]),
     "rfft": (["fft_r2c_backward"], lambda x: tl.fft.rfft(x, dim=0, norm="ortho"), lambda: [rand(6, 3)]),
     "fft of real input": (["fft_r2c_backward"], lambda x: tl.fft.fft(x, n=5), lambda: [rand(2, 4)]),
     "rfftn odd": (["fft_r2c_backward"], lambda x: tl.fft.rfftn(x, norm="forward"), lambda: [rand(3, 5)]),
@@ -216,7 +216,7 @@ CASES = {
     # torch.linalg: well-conditioned inputs (4 I added), symmetric or positive-definite ones where the op needs them
     "linalg.lu_factor": (["linalg_lu_factor_backward", "linalg_lu_factor_jvp"], lambda a: tl.linalg.lu_factor(a + 4 * _eye3())[0],
                          lambda: [rand(3, 3)]),
-    "linalg.lu_solve": (["linalg_lu_solve_backward"],
+    "linalg.lu_solve": (["linalg_lu_solve_backward", "linalg_lu_solve_jvp"],
                         lambda lu, b: tl.linalg.lu_solve(lu + 4 * _eye3(), idx([2, 3, 3]).int(), b, adjoint=True),
                         lambda: [rand(3, 3), rand(3, 2, seed=1)]),
     "linalg.solve": (["linalg_solve_backward", "linalg_solve_jvp"], lambda a, b: tl.linalg.solve(a + 4 * _eye3(), b),
@@ -224,6 +224,8 @@ CASES = {
     "linalg.inv": (["linalg_inv_backward", "linalg_inv_jvp"], lambda a: tl.linalg.inv(a + 4 * _eye3()), lambda: [rand(3, 3)]),
     "linalg.det": (["linalg_det_backward", "linalg_det_jvp"], lambda a: tl.linalg.det(a), lambda: [rand(3, 3)]),
     "linalg.slogdet": (["linalg_slogdet_backward", "linalg_slogdet_jvp"], lambda a: tl.linalg.slogdet(a)[1], lambda: [rand(3, 3)]),
+    "linalg.slogdet complex": (["linalg_slogdet_backward", "linalg_slogdet_jvp", "linalg_slogdet_jvp_sign"],
+                               lambda a: tuple(tl.linalg.slogdet(a)), lambda: [crand(3, 3)]),
     "linalg.cholesky": (["linalg_cholesky_backward", "linalg_cholesky_jvp"], lambda a: tl.linalg.cholesky(a @ a.mT + 3 * _eye3()),
                         lambda: [rand(3, 3)]),
     "linalg.qr": (["linalg_qr_backward", "linalg_qr_jvp_Q", "linalg_qr_jvp_R"], lambda a: tl.linalg.qr(a),
@@ -362,16 +364,9 @@ def test_var_over_an_empty_dim_list_reduces_every_dim():
 
 # ------------------------------------------------------------------ forward mode (the `jvp:` helpers)
 
-# These torch.linalg kernels have no `jvp:` yet (forward mode raises NotImplementedError for them): issue 18.
-NO_FORWARD_AD = {"linalg.lu_factor", "linalg.lu_solve", "linalg.qr", "linalg.svd", "linalg.lstsq",
-                 # no forward mode of complex tensors yet (tests/test_complex.py checks it), so none for the FFTs
-                 "add complex alpha", "rfft", "fft of real input", "rfftn odd", "irfft odd", "irfftn even",
-                 "linalg.eig"}
-
-
-@pytest.mark.parametrize("name", [n for n in CASES if n not in NO_FORWARD_AD])
+@pytest.mark.parametrize("name", list(CASES))
 def test_forward_ad(name):
-    """Tangents (dual tensors) against finite differences, for every case above."""
+    """Tangents (dual tensors) against finite differences, for every case above (complex ones included)."""
     _, fn, inputs = CASES[name]
     assert gradcheck(fn, tuple(inputs()), check_forward_ad=True, check_backward_ad=False)
 

@@ -39,8 +39,6 @@ void exit_dual_level(uint64_t level) {
 void set_tangent(const Tensor& t, const Tensor& tangent) {
   const uint64_t level = current_dual_level();
   TL_CHECK(level != 0, "forward AD: a tangent can only be set inside a dual_level context");
-  TL_CHECK_KIND(ErrorKind::NotImplemented, !tangent.defined() || !is_complex_type(tangent.scalar_type()),
-                "torchlite does not support forward-mode AD of complex tensors yet");
   AutogradMeta& m = materialize_meta(t);
   m.fw_grad_ = tangent;
   m.fw_level_ = tangent.defined() ? level : 0;

@@ -85,6 +85,11 @@ Tensor fft_c2r_backward(const Tensor& grad, IntArrayRef dim, int64_t normalizati
 Tensor linalg_inv_jvp(const Tensor& A_t, const Tensor& inverse);
 Tensor linalg_det_jvp(const Tensor& A_t, const Tensor& A, const Tensor& det);
 Tensor linalg_slogdet_jvp(const Tensor& A_t, const Tensor& A);
+Tensor linalg_slogdet_jvp_sign(const Tensor& A_t, const Tensor& A, const Tensor& sign);
+Tensor linalg_lu_solve_jvp(const Tensor& LU_t, const Tensor& B_t, const Tensor& LU, const Tensor& pivots,
+                           const Tensor& result, bool left, bool adjoint);
+Tensor linalg_eig_jvp_eigenvalues(const Tensor& A_t, const Tensor& eigenvalues, const Tensor& eigenvectors);
+Tensor linalg_eig_jvp_eigenvectors(const Tensor& A_t, const Tensor& eigenvalues, const Tensor& eigenvectors);
 Tensor linalg_solve_jvp(const Tensor& A_t, const Tensor& B_t, const Tensor& A, const Tensor& B, const Tensor& result,
                         bool left);
 Tensor linalg_solve_triangular_jvp(const Tensor& A_t, const Tensor& B_t, const Tensor& A, const Tensor& result,

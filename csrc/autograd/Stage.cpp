@@ -1,7 +1,10 @@
 #include "autograd/Stage.h"
 
 #include "core/Error.h"
+#include "ops/conj.h"
+#include "ops/conj_physical.h"
 #include "ops/copy.h"
+#include "ops/real.h"
 #include "ops/expand.h"
 #include "ops/to.h"
 #include "ops/zeros.h"
@@ -30,12 +33,23 @@ void throw_out_not_differentiable(const OpInfo& op, bool backward) {
 
 Tensor fit_tangent(const Tensor& tangent, const Tensor& out) {
   Tensor t = tangent;
+  if (is_complex_value(t) && !is_complex_value(out)) t = real(t);
   if (!t.sizes().equals(out.sizes())) t = expand(t, out.sizes());
   if (t.scalar_type() != out.scalar_type()) t = to(t, out.scalar_type());
   return t;
 }
 
 Tensor zeros_like_tensor(const Tensor& t) { return zeros(t.sizes(), t.scalar_type(), t.device()); }
+
+void throw_no_complex_forward_ad(const OpInfo& op) {
+  throw_error(ErrorKind::NotImplemented,
+              str("torchlite does not support forward-mode AD of complex tensors through ", op.name,
+                  op.overload[0] ? "." : "", op.overload,
+                  " yet (its derivative formulas are for real numbers)"));
+}
+
+Tensor conj_tangent(const Tensor& t) { return is_complex_value(t) ? conj(t) : t; }
+Tensor conj_result(const Tensor& t) { return is_complex_value(t) ? conj_physical(t) : t; }
 
 void throw_no_forward_ad(const OpInfo& op) {
   throw_error(ErrorKind::NotImplemented,

@@ -70,8 +70,38 @@ inline Tensor tangent_or_zeros(const Tensor& t) {
   Tensor g = tangent_of(t);
   return g.defined() ? g : zeros_like_tensor(t);
 }
-// An elementwise op's summed tangent in the output's shape and dtype (one input's term may be smaller).
+// An elementwise op's summed tangent in the output's shape and dtype (one input's term may be smaller; a
+// complex one's real part for a real output).
 Tensor fit_tangent(const Tensor& tangent, const Tensor& out);
+
+inline bool is_complex_value(const Tensor& t) { return t.defined() && is_complex_type(t.scalar_type()); }
+inline bool is_complex_value(const std::optional<Tensor>& t) { return t.has_value() && is_complex_value(*t); }
+inline bool is_complex_value(ArrayRef<Tensor> ts) {
+  for (const Tensor& t : ts)
+    if (is_complex_value(t)) return true;
+  return false;
+}
+inline bool is_complex_value(ArrayRef<std::optional<Tensor>> ts) {
+  for (const auto& t : ts)
+    if (is_complex_value(t)) return true;
+  return false;
+}
+// Forward mode through an op whose formulas are for real numbers (no `complex_autograd` tag): refused when
+// an input or a result is complex, as backward refuses its node (no silently wrong tangent).
+[[noreturn]] void throw_no_complex_forward_ad(const OpInfo& op);
+template <typename... Ts>
+void check_real_tangents(const OpInfo& op, const Ts&... tensors) {
+  if ((is_complex_value(tensors) || ...)) throw_no_complex_forward_ad(op);
+}
+// `jvp: elementwise` on complex numbers. The backward formula B(g) is the adjoint J^H g of the op's
+// Jacobian (PyTorch's convention); for a holomorphic op (J t = f'(z) t, B(g) = g conj(f'(z))), and for a
+// complex-to-real one (its real part taken by fit_tangent), J t = conj(B(conj(t))): the term is
+// conj_result(formula at grad = conj_tangent(t)). Both are no-ops on real tensors.
+inline bool complex_jvp(const Tensor& tangent, const Tensor& out) {
+  return is_complex_value(tangent) || is_complex_value(out);
+}
+Tensor conj_tangent(const Tensor& t);  // conj(t) for complex t, else t
+Tensor conj_result(const Tensor& t);   // its values conjugated (not a lazy view) for complex t, else t
 // In-place ops under forward AD. Before the op: self's tangent (refused when self is a view without one:
 // its base's tangent could not follow). After it, with self's new tangent set: a view writes the new
 // tangent into its old one, a view of its base's tangent, so the base sees the change.

@@ -158,6 +158,17 @@ std::tuple<Tensor, Tensor> linalg_lu_solve_backward(const Tensor& grad, const Te
   return {gLU, grad_input_mask[1] ? gB : Tensor()};
 }
 
+// dA = P (dL U + L dU) from the packed LU tangent (dL its strict lower part, dU its upper one); then
+// X' = M^-1 (B' - M' X) (left) or (B' - X M') M^-1, M = A or A^H.
+Tensor linalg_lu_solve_jvp(const Tensor& LU_t, const Tensor& B_t, const Tensor& LU, const Tensor& pivots,
+                           const Tensor& result, bool left, bool adjoint) {
+  auto [P, L, U] = lu_unpack(LU, pivots, true, true);
+  const Tensor dA = matmul(P, add(matmul(tril(LU_t, -1), U), matmul(L, triu(LU_t))));
+  const Tensor dM = adjoint ? mH(dA) : dA;
+  const Tensor rhs = sub(B_t, left ? matmul(dM, result) : matmul(result, dM));
+  return linalg_lu_solve(LU, pivots, rhs, left, adjoint);
+}
+
 std::tuple<Tensor, Tensor> linalg_solve_backward(const Tensor& grad, const Tensor& result, const Tensor& A,
                                                  const Tensor& B, bool left, std::array<bool, 2> grad_input_mask) {
   // conjugate transposes: the same formulas serve complex matrices (PyTorch's convention)
@@ -391,15 +402,15 @@ Tensor matrix_dot(const Tensor& a, const Tensor& b) {
   return sum(mul(a, b), std::optional<IntArrayRef>(DimVector{-2, -1}), false);
 }
 
-// A symmetric matrix's tangent as the ops that read one triangle see it, for the symmetric tangents their
-// derivatives assume.
-Tensor symmetric_part(const Tensor& A_t) { return mul(add(A_t, mT(A_t)), number(0.5)); }
+// A symmetric (Hermitian) matrix's tangent as the ops that read one triangle see it, for the symmetric
+// (Hermitian) tangents their derivatives assume.
+Tensor symmetric_part(const Tensor& A_t) { return mul(add(A_t, mH(A_t)), number(0.5)); }
 
-// V^T dA V for eigh's tangents.
+// V^H dA V for eigh's tangents.
 Tensor eigh_rotated(const Tensor& A_t, const Tensor& eigenvectors) {
   TL_CHECK(eigenvectors.numel() > 0 || A_t.numel() == 0, "linalg.eigh: the forward-mode derivative needs the "
            "eigenvectors, which _linalg_eigh(compute_v=False) does not compute; use linalg.eigh");
-  return matmul(matmul(mT(eigenvectors), symmetric_part(A_t)), eigenvectors);
+  return matmul(matmul(mH(eigenvectors), symmetric_part(A_t)), eigenvectors);
 }
 
 }  // namespace
@@ -407,11 +418,26 @@ Tensor eigh_rotated(const Tensor& A_t, const Tensor& eigenvectors) {
 Tensor linalg_inv_jvp(const Tensor& A_t, const Tensor& inverse) { return neg(matmul(matmul(inverse, A_t), inverse)); }
 
 Tensor linalg_det_jvp(const Tensor& A_t, const Tensor& A, const Tensor& det) {
-  // <cofactor(A), dA>: the backward's cofactor, finite where A is singular
-  return matrix_dot(linalg_det_backward(ones_like(det), A, det), A_t);
+  // <cofactor(A), dA>: the backward's cofactor (conjugated: det is holomorphic), finite where A is singular
+  return matrix_dot(torchlite::conj(linalg_det_backward(ones_like(det), A, det)), A_t);
 }
 
-Tensor linalg_slogdet_jvp(const Tensor& A_t, const Tensor& A) { return matrix_dot(mT(linalg_inv(A)), A_t); }
+// dz = tr(A^-1 dA): logabsdet moves by Re(dz), a complex sign by i sign Im(dz) (see the backward); a real sign
+// is piecewise constant.
+namespace {
+Tensor logdet_tangent(const Tensor& A_t, const Tensor& A) { return matrix_dot(mT(linalg_inv(A)), A_t); }
+}  // namespace
+
+Tensor linalg_slogdet_jvp(const Tensor& A_t, const Tensor& A) {
+  const Tensor dz = logdet_tangent(A_t, A);
+  return is_complex_type(dz.scalar_type()) ? real(dz) : dz;
+}
+
+Tensor linalg_slogdet_jvp_sign(const Tensor& A_t, const Tensor& A, const Tensor& sign) {
+  if (!is_complex_type(sign.scalar_type())) return zeros_like(sign);
+  const Tensor dz = logdet_tangent(A_t, A);
+  return mul(sign, complex(zeros_like(real(dz)), imag(dz)));
+}
 
 Tensor linalg_solve_jvp(const Tensor& A_t, const Tensor& B_t, const Tensor& A, const Tensor& B, const Tensor& result,
                         bool left) {
@@ -432,21 +458,48 @@ Tensor linalg_solve_triangular_jvp(const Tensor& A_t, const Tensor& B_t, const T
 }
 
 Tensor linalg_cholesky_jvp(const Tensor& A_t, const Tensor& L, bool upper) {
-  // dL = L Phi(L^-1 dA L^-T), Phi: the lower triangle with half the diagonal
-  const Tensor l = upper ? mT(L) : L;
+  // dL = L Phi(L^-1 dA L^-H), Phi: the lower triangle with half the diagonal (real: L's diagonal stays real)
+  const Tensor l = upper ? mH(L) : L;
   Tensor z = linalg_solve_triangular(l, symmetric_part(A_t), /*upper=*/false, /*left=*/true, false);
-  z = linalg_solve_triangular(mT(l), z, /*upper=*/true, /*left=*/false, false);
-  const Tensor phi = sub(tril(z), mul(diag_embed(diagonal(z, 0, -2, -1)), number(0.5)));
+  z = linalg_solve_triangular(mH(l), z, /*upper=*/true, /*left=*/false, false);
+  Tensor diag = diagonal(z, 0, -2, -1);
+  if (is_complex_type(diag.scalar_type())) diag = complex(real(diag), zeros_like(real(diag)));
+  const Tensor phi = sub(add(tril(z, -1), diag_embed(diag)), mul(diag_embed(diag), number(0.5)));
   const Tensor dl = matmul(l, phi);
-  return upper ? mT(dl) : dl;
+  return upper ? mH(dl) : dl;
+}
+
+namespace {
+// V^-1 dA V for eig's tangents (a real A's tangent made complex, as V is).
+Tensor eig_rotated(const Tensor& A_t, const Tensor& V) {
+  return linalg_solve(V, matmul(_to_copy(A_t, V.scalar_type(), std::nullopt), V), /*left=*/true);
+}
+}  // namespace
+
+Tensor linalg_eig_jvp_eigenvalues(const Tensor& A_t, const Tensor& eigenvalues, const Tensor& eigenvectors) {
+  (void)eigenvalues;
+  return diagonal(eig_rotated(A_t, eigenvectors), 0, -2, -1);
+}
+
+Tensor linalg_eig_jvp_eigenvectors(const Tensor& A_t, const Tensor& eigenvalues, const Tensor& eigenvectors) {
+  // dV = V (X / (L_j - L_i)) off the diagonal, X = V^-1 dA V, then minus V Re(diag(V^H dV)): each eigenvector
+  // keeps norm 1 (its phase is a gauge, as in the backward)
+  const Tensor& L = eigenvalues;
+  const Tensor& V = eigenvectors;
+  const int64_t n = L.size(-1);
+  const Tensor I = eye_like(n, L);
+  const Tensor E = add(sub(unsqueeze(L, -2), unsqueeze(L, -1)), I);
+  const Tensor dV = matmul(V, with_diagonal(div(eig_rotated(A_t, V), E), zeros_like(L)));
+  return sub(dV, mul(V, unsqueeze(real(diagonal(matmul(mH(V), dV), 0, -2, -1)), -2)));
 }
 
 Tensor linalg_eigh_jvp_eigenvalues(const Tensor& A_t, const Tensor& eigenvectors) {
-  return diagonal(eigh_rotated(A_t, eigenvectors), 0, -2, -1);
+  const Tensor d = diagonal(eigh_rotated(A_t, eigenvectors), 0, -2, -1);
+  return is_complex_type(d.scalar_type()) ? real(d) : d;
 }
 
 Tensor linalg_eigh_jvp_eigenvectors(const Tensor& A_t, const Tensor& eigenvalues, const Tensor& eigenvectors) {
-  // dV = V (V^T dA V / (L_j - L_i)), zero on the diagonal
+  // dV = V (V^H dA V / (L_j - L_i)), zero on the diagonal (the gauge: V^H dV has a zero diagonal)
   const int64_t n = eigenvalues.size(-1);
   const Tensor E = add(sub(unsqueeze(eigenvalues, -2), unsqueeze(eigenvalues, -1)), eye_like(n, eigenvalues));
   const Tensor inner = div(eigh_rotated(A_t, eigenvectors), E);
@@ -455,13 +508,18 @@ Tensor linalg_eigh_jvp_eigenvectors(const Tensor& A_t, const Tensor& eigenvalues
 
 namespace {
 
-// QR's tangents of a square or tall A = QR (m >= n, reduced): X = Q^T dA R^-1 splits into a skew part
-// (Q^T dQ) and an upper triangle (dR R^-1).
+// QR's tangents of a square or tall A = QR (m >= n, reduced): X = Q^H dA R^-1 splits into a skew-Hermitian part
+// (Q^H dQ) and an upper triangle (dR R^-1, with a real diagonal: R's diagonal is real, as LAPACK makes it).
 std::tuple<Tensor, Tensor> qr_jvp_tall(const Tensor& dA, const Tensor& Q, const Tensor& R) {
   const Tensor dAR = linalg_solve_triangular(R, dA, /*upper=*/true, /*left=*/false, /*unitriangular=*/false);
-  const Tensor X = matmul(mT(Q), dAR);
+  const Tensor X = matmul(mH(Q), dAR);
   const Tensor low = tril(X, -1);
-  const Tensor upper = add(sub(X, low), mT(low));  // X minus its skew part tril(X, -1) - tril(X, -1)^T
+  // X minus its skew-Hermitian part tril(X, -1) - tril(X, -1)^H (+ i Im(diag(X)) for complex X)
+  Tensor upper = add(sub(X, low), mH(low));
+  if (is_complex_type(X.scalar_type())) {
+    const Tensor im = imag(diagonal(X, 0, -2, -1));
+    upper = sub(upper, diag_embed(complex(zeros_like(im), im)));
+  }
   return {sub(dAR, matmul(Q, upper)), matmul(upper, R)};
 }
 
@@ -474,7 +532,7 @@ std::tuple<Tensor, Tensor> qr_jvp(const Tensor& A_t, const Tensor& Q, const Tens
   if (m >= n) return qr_jvp_tall(A_t, Q, R);
   // A = [X | Y] with X = Q R1 square: Q and R1 move with X, R2 = Q^T Y with both
   auto [dQ, dR1] = qr_jvp_tall(narrow(A_t, -1, 0, m), Q, narrow(R, -1, 0, m));
-  const Tensor dR2 = matmul(mT(Q), sub(narrow(A_t, -1, m, n - m), matmul(dQ, narrow(R, -1, m, n - m))));
+  const Tensor dR2 = matmul(mH(Q), sub(narrow(A_t, -1, m, n - m), matmul(dQ, narrow(R, -1, m, n - m))));
   return {dQ, cat({dR1, dR2}, -1)};
 }
 
@@ -487,20 +545,27 @@ std::tuple<Tensor, Tensor, Tensor> svd_jvp(const Tensor& A_t, const Tensor& U_, 
   TL_CHECK(U_.numel() > 0 || k == 0, "linalg.svd: the forward-mode derivative needs U and Vh, which compute_uv=False "
            "does not compute; use linalg.svd");
   const Tensor U = full_matrices ? narrow(U_, -1, 0, k) : U_;
-  const Tensor V = mT(full_matrices ? narrow(Vh_, -2, 0, k) : Vh_);
+  const Tensor V = mH(full_matrices ? narrow(Vh_, -2, 0, k) : Vh_);
   const int64_t m = U.size(-2), n = V.size(-2);
+  const bool cx = is_complex_type(A_t.scalar_type());
   const Tensor dAV = matmul(A_t, V);
-  const Tensor dP = matmul(mT(U), dAV);
-  const Tensor dS = diagonal(dP, 0, -2, -1);
+  const Tensor dP = matmul(mH(U), dAV);
+  const Tensor dP_diag = diagonal(dP, 0, -2, -1);
+  const Tensor dS = cx ? real(dP_diag) : dP_diag;
   const Tensor S2 = mul(S, S);
   const Tensor I = eye_like(k, S);
   const Tensor F = sub(reciprocal(add(sub(unsqueeze(S2, -2), unsqueeze(S2, -1)), I)), I);
   const Tensor row = unsqueeze(S, -2), col = unsqueeze(S, -1);  // multiply columns j by S_j, rows i by S_i
-  Tensor dU = matmul(U, mul(F, add(mul(dP, row), mul(col, mT(dP)))));
-  Tensor dV = matmul(V, mul(F, add(mul(col, dP), mul(mT(dP), row))));
+  Tensor dU = matmul(U, mul(F, add(mul(dP, row), mul(col, mH(dP)))));
+  Tensor dV = matmul(V, mul(F, add(mul(col, dP), mul(mH(dP), row))));
+  // complex: Im(diag(dP)) = S (Im diag(U^H dU) - Im diag(V^H dV)); the gauge puts it all in U
+  if (cx) {
+    const Tensor im = div(imag(dP_diag), S);
+    dU = add(dU, mul(U, unsqueeze(complex(zeros_like(im), im), -2)));
+  }
   if (m > k) dU = add(dU, div(sub(dAV, matmul(U, dP)), row));
-  if (n > k) dV = add(dV, div(sub(matmul(mT(A_t), U), matmul(V, mT(dP))), row));
-  Tensor dVh = mT(dV);
+  if (n > k) dV = add(dV, div(sub(matmul(mH(A_t), U), matmul(V, mH(dP))), row));
+  Tensor dVh = mH(dV);
   if (full_matrices) {  // zero tangents for the columns past k
     dU = cat({dU, zeros_like(narrow(U_, -1, k, U_.size(-1) - k))}, -1);
     dVh = cat({dVh, zeros_like(narrow(Vh_, -2, k, Vh_.size(-2) - k))}, -2);
@@ -559,14 +624,14 @@ Tensor linalg_lstsq_jvp(const Tensor& A_t, const Tensor& B_t, const Tensor& A, c
   const Tensor X = vector ? unsqueeze(solution, -1) : solution;
   const Tensor Bm = vector ? unsqueeze(B, -1) : B, dB = vector ? unsqueeze(B_t, -1) : B_t;
   Tensor dX;
-  if (A.size(-2) >= A.size(-1)) {  // X = (A^T A)^-1 A^T B
-    const Tensor rhs = add(matmul(mT(A_t), sub(Bm, matmul(A, X))), matmul(mT(A), sub(dB, matmul(A_t, X))));
-    dX = linalg_solve(matmul(mT(A), A), rhs, true);
-  } else {  // X = A^T Z, Z = (A A^T)^-1 B
-    const Tensor H = matmul(A, mT(A));
+  if (A.size(-2) >= A.size(-1)) {  // X = (A^H A)^-1 A^H B
+    const Tensor rhs = add(matmul(mH(A_t), sub(Bm, matmul(A, X))), matmul(mH(A), sub(dB, matmul(A_t, X))));
+    dX = linalg_solve(matmul(mH(A), A), rhs, true);
+  } else {  // X = A^H Z, Z = (A A^H)^-1 B
+    const Tensor H = matmul(A, mH(A));
     const Tensor Z = linalg_solve(H, Bm, true);
-    const Tensor dH = add(matmul(A_t, mT(A)), matmul(A, mT(A_t)));
-    dX = add(matmul(mT(A_t), Z), matmul(mT(A), linalg_solve(H, sub(dB, matmul(dH, Z)), true)));
+    const Tensor dH = add(matmul(A_t, mH(A)), matmul(A, mH(A_t)));
+    dX = add(matmul(mH(A_t), Z), matmul(mH(A), linalg_solve(H, sub(dB, matmul(dH, Z)), true)));
   }
   return vector ? squeeze(dX, -1) : dX;
 }

@@ -9,6 +9,7 @@
 #include "ops/add_Tensor.h"
 #include "ops/cat.h"
 #include "ops/cumprod.h"
+#include "ops/conj.h"
 #include "ops/cumsum.h"
 #include "ops/arange_start_step.h"
 #include "ops/div_Tensor.h"
@@ -25,6 +26,7 @@
 #include "ops/new_ones.h"
 #include "ops/new_zeros.h"
 #include "ops/pow_Tensor_Scalar.h"
+#include "ops/real.h"
 #include "ops/reshape.h"
 #include "ops/scatter_add.h"
 #include "ops/scatter_src.h"
@@ -300,7 +302,11 @@ Tensor evenly_distribute_jvp(const Tensor& self_t, const Tensor& self, const Ten
 Tensor var_jvp(const Tensor& self_t, const Tensor& self, std::optional<IntArrayRef> dim,
                const std::optional<Scalar>& correction, bool keepdim) {
   // The factor applies to each term before the sum, as J self_t: inf * 0 terms are NaN when N == correction.
-  Tensor terms = mul(mul(self_t, number(var_factor(self, dim, correction))), centered(self, dim));
+  // Complex: d|x - mean|^2 = 2 Re(conj(x - mean) dx) (var_factor holds the 2).
+  Tensor c = centered(self, dim);
+  if (is_complex_type(c.scalar_type())) c = torchlite::conj(c);
+  Tensor terms = mul(mul(self_t, number(var_factor(self, dim, correction))), c);
+  if (is_complex_type(terms.scalar_type())) terms = real(terms);
   return sum(terms, dim, keepdim, std::nullopt);
 }
 

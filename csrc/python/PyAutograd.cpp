@@ -390,8 +390,9 @@ void init_autograd(PyObject* module) {
     TL_CHECK(p.sizes().equals(g.sizes()), "Trying to set a forward gradient that has a different size than that of "
              "the original Tensor, this is not supported. Tensor is of size ", p.sizes(),
              " while the given forward gradient is of size ", g.sizes(), ".");
-    TL_CHECK(is_floating_type(p.scalar_type()) && g.scalar_type() == p.scalar_type(),
-             "make_dual: expected a floating primal and a tangent of the same dtype, got ",
+    TL_CHECK((is_floating_type(p.scalar_type()) || is_complex_type(p.scalar_type())) &&
+                 g.scalar_type() == p.scalar_type(),
+             "make_dual: expected a floating point or complex primal and a tangent of the same dtype, got ",
              scalar_type_name(p.scalar_type()), " and ", scalar_type_name(g.scalar_type()));
     Tensor dual = view_as(p, p);  // a view, with the primal's backward history
     autograd::set_tangent(dual, g);

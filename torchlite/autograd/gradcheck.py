@@ -10,7 +10,9 @@ Complex inputs and outputs count as pairs of real numbers (real part, imaginary
 part), as PyTorch's gradcheck sees them: the numerical Jacobian perturbs each
 input element by +-eps and +-eps*1j; the analytical one takes PyTorch's
 convention (the gradient of a real L with respect to z = x + iy is dL/dx +
-i dL/dy), with grad_output 1 and 1j for each element of a complex output.
+i dL/dy), with grad_output 1 and 1j for each element of a complex output; with
+check_forward_ad, forward mode gives the Jacobian's columns from the tangents 1
+and 1j of each element of a complex input.
 """
 import numpy as np
 
@@ -170,9 +172,6 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
         if not ok:
             return _fail(msg, raise_exception)
     if check_forward_ad:
-        if any(inputs[i].dtype.is_complex for i in diff_idx):
-            raise NotImplementedError("gradcheck: torchlite has no forward-mode AD for complex inputs yet "
-                                      "(check_forward_ad=True)")
         ok, _, msg = _check(func, inputs, eps, atol, rtol, forward=True)
         if not ok:
             return _fail("While considering forward AD: " + msg, raise_exception)
@@ -180,17 +179,20 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
 
 
 def _forward_jacobian(func, inputs, diff_idx, outputs):
-    """The same layout from forward mode: one dual evaluation per input element, with a one-hot tangent."""
+    """The same layout from forward mode: one dual evaluation per input element (two for a complex one, with
+    the tangents 1 and 1j), with a one-hot tangent."""
     from .. import zeros
     from . import forward_ad
 
     jac = {}
     for i in diff_idx:
         x = inputs[i]
-        cols = {k: np.zeros((outputs[k].numel(), x.numel())) for k in range(len(outputs))}
-        for j in range(x.numel()):
+        units = (1, 1j) if x.dtype.is_complex else (1,)
+        cols = {k: np.zeros((outputs[k].numel() * _parts(outputs[k]), x.numel() * len(units)))
+                for k in range(len(outputs))}
+        for c in range(x.numel() * len(units)):
             t = zeros(tuple(x.shape), dtype=x.dtype)
-            np.asarray(t).reshape(-1)[j] = 1
+            np.asarray(t).reshape(-1)[c // len(units)] = units[c % len(units)]
             t = _on_device(t, x.device)
             with forward_ad.dual_level():
                 args = list(inputs)
@@ -199,7 +201,7 @@ def _forward_jacobian(func, inputs, diff_idx, outputs):
                 for k, o in enumerate(outs):
                     tangent = forward_ad.unpack_dual(o).tangent
                     if tangent is not None:
-                        cols[k][:, j] = _host(tangent).reshape(-1)
+                        cols[k][:, c] = _host(tangent).reshape(-1)
         for k in range(len(outputs)):
             jac[(k, i)] = cols[k]
     return jac, []
