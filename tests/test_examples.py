@@ -39,3 +39,16 @@ def test_digits_example_runs(name, tmp_path):
     if importlib.util.find_spec("matplotlib") is not None:
         png = tmp_path / "out" / (name + "_loss.png")
         assert png.is_file() and png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.parametrize("method", ["spawn", "fork"])
+def test_hogwild_example_trains_one_shared_model(method, tmp_path):
+    """examples/digits_hogwild.py: the processes' training reaches the parent's model only through shared memory
+    (without it the parent would test its untrained model, at about chance, 0.1)."""
+    env = dict(os.environ)
+    env.pop("EXAMPLES_BACKEND", None)
+    cmd = [sys.executable, os.path.join(EXAMPLES, "digits_hogwild.py"), "--epochs", "2", "--start-method", method]
+    r = subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-3000:]
+    match = re.search(r"^test accuracy: ([01]\.\d{4})$", r.stdout, re.MULTILINE)
+    assert match and float(match.group(1)) > 0.6, r.stdout[-2000:]

@@ -177,6 +177,8 @@ def resize_tensor(self, sizes):
         else (old.numel() if old.is_contiguous() else 0)
     if numel <= capacity and old.is_contiguous():
         new = F.as_strided(old, sizes, strides, old.storage_offset())
+    elif self.device.type == "cpu" and self.is_shared():  # other processes could not follow new memory
+        raise RuntimeError("Trying to resize storage that is not resizable")
     else:
         new = F.empty(sizes, dtype=self.dtype, device=self.device)
         keep = min(numel, old.numel())

@@ -400,6 +400,17 @@ class Tensor(_C.TensorBase):
         d = self.device
         return (2, d.index or 0) if d.type == "cuda" else (1, 0)
 
+    def share_memory_(self):
+        """Moves the storage to shared memory, in place: every tensor of the storage follows, a forked process
+        shares it, and torchlite.multiprocessing sends it to other processes without a copy. A no-op when it is
+        there already, and for CUDA tensors. A storage in shared memory cannot grow (resize_). Returns self."""
+        _C._share_memory(self)
+        return self
+
+    def is_shared(self):
+        """Whether the storage is in shared memory (share_memory_()); always True for CUDA tensors."""
+        return _C._is_shared(self)
+
     def __reduce_ex__(self, protocol):
         from ._serialization import reduce_tensor
 

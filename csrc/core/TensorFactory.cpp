@@ -1,6 +1,7 @@
 #include "core/TensorFactory.h"
 
 #include "core/CudaHooks.h"
+#include "core/SharedMemory.h"
 
 #include <cstring>
 #include <limits>
@@ -166,10 +167,11 @@ void resize_tensor(const Tensor& t, IntArrayRef sizes) {
   TensorImpl* impl = t.impl();
   int64_t numel = compute_numel(sizes);
   size_t needed = static_cast<size_t>(numel * element_size(impl->dtype()));
+  const bool grows = needed > impl->storage()->nbytes();
+  // checked before the geometry changes: a refused resize leaves the tensor as it was
+  TL_CHECK(!grows || is_resizable(*impl->storage()), "Trying to resize storage that is not resizable");
   impl->set_contiguous_geometry(sizes);
-  if (needed > impl->storage()->nbytes()) {
-    impl->set_storage(make_storage(numel, impl->dtype(), impl->device()));
-  }
+  if (grows) impl->set_storage(make_storage(numel, impl->dtype(), impl->device()));
 }
 
 bool is_non_overlapping_and_dense(const Tensor& t) {

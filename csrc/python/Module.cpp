@@ -1,6 +1,7 @@
 // torchlite._C: the module, its types, the generated op bindings and the cold
 // APIs (pybind11).
 #include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
 
 #include <climits>
 #include <cstring>
@@ -9,6 +10,7 @@
 #include "core/CudaHooks.h"
 #include "core/Parallel.h"
 #include "core/Promotion.h"
+#include "core/SharedMemory.h"
 #include "core/TensorFactory.h"
 #include "dispatch/KernelTable.h"
 #include "kernels/ElementwiseIter.h"
@@ -249,6 +251,27 @@ PYBIND11_MODULE(_C, m) {
   m.def("_from_numpy", [](py::object obj) { return new_reference(from_numpy, obj); },
         "A tensor sharing memory with an object with the buffer protocol (torchlite.from_numpy checks it is an "
         "ndarray).");
+  // Shared memory (Tensor.share_memory_ / is_shared, torchlite.multiprocessing's reducers).
+  m.def("_share_memory", [](py::object t) {
+    TL_CHECK_TYPE(is_tensor(t.ptr()), "share_memory_: expected a Tensor");
+    share_memory(unwrap(t.ptr()));
+  }, "Moves a tensor's storage into shared memory (a no-op when it is there, and for CUDA tensors).");
+  m.def("_is_shared", [](py::object t) {
+    TL_CHECK_TYPE(is_tensor(t.ptr()), "is_shared: expected a Tensor");
+    return is_shared(unwrap(t.ptr()));
+  }, "Whether a tensor's storage is in shared memory (always for CUDA tensors).");
+  m.def("_shared_memory_handle", [](py::object t) {
+    TL_CHECK_TYPE(is_tensor(t.ptr()), "_shared_memory_handle: expected a Tensor");
+    auto [fd, nbytes] = shared_memory_handle(unwrap(t.ptr()));
+    return py::make_tuple(fd, nbytes);
+  }, "(file descriptor, storage bytes) of a CPU tensor in shared memory; the descriptor stays the storage's.");
+  m.def("_from_shared_memory", [](int fd, size_t nbytes, py::object d, std::vector<int64_t> sizes,
+                                  std::vector<int64_t> strides, int64_t offset) {
+    TL_CHECK_TYPE(is_dtype(d.ptr()), "_from_shared_memory: expected a dtype");
+    Tensor t = from_shared_memory(fd, nbytes, to_scalar_type(d.ptr()), IntArrayRef(sizes), IntArrayRef(strides),
+                                  offset);
+    return py::reinterpret_steal<py::object>(wrap(t));
+  }, "A CPU tensor over a shared-memory object received from another process (it takes the descriptor).");
   m.def("_to_dtype", [](py::object t, py::object d) {
     TL_CHECK_TYPE(is_tensor(t.ptr()) && is_dtype(d.ptr()), "_to_dtype(tensor, dtype): expected a Tensor and a dtype");
     const Tensor& src = unwrap(t.ptr());

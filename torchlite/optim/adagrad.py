@@ -32,12 +32,10 @@ class Adagrad(Optimizer):
         _set_defaults(self, foreach=None, maximize=False, differentiable=False, fused=None)
 
     def share_memory(self):
-        """Move the accumulators to shared memory (a no-op where torchlite has no shared memory)."""
+        """Moves the accumulators to shared memory (Tensor.share_memory_), for processes that train together."""
         for group in self.param_groups:
             for p in group["params"]:
-                s = self.state[p]["sum"]
-                if hasattr(s, "share_memory_"):
-                    s.share_memory_()
+                self.state[p]["sum"].share_memory_()
 
     @_use_grad_for_differentiable
     def step(self, closure=None):

@@ -474,8 +474,9 @@ class Module:
                 g.zero_()
 
     def share_memory(self):
-        """Kept for PyTorch's API: CPU tensors here are shared with forked workers as they are."""
-        return self
+        """Moves the parameters, their gradients and the buffers to shared memory (Tensor.share_memory_), for
+        processes that train one model together (torchlite.multiprocessing); returns self."""
+        return self._apply(lambda t: t.share_memory_())
 
     def _get_name(self):
         return type(self).__name__
