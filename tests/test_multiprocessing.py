@@ -140,6 +140,10 @@ def test_bad_shared_memory_geometry_is_refused():
     with pytest.raises(RuntimeError, match="does not fit its 16-byte storage"):
         tl._C._from_shared_memory(fd, 16, tl.float32, [5], [1], 0)  # 20 bytes
     fd = os.memfd_create("torchlite-test")
+    os.ftruncate(fd, 16)
+    with pytest.raises(RuntimeError, match="does not fit"):  # sizes whose extent overflows int64
+        tl._C._from_shared_memory(fd, 16, tl.float32, [2, 2 ** 62], [2 ** 62, 4], 0)
+    fd = os.memfd_create("torchlite-test")
     os.ftruncate(fd, 8)
     with pytest.raises(RuntimeError, match="holds fewer than the 16 bytes"):
         tl._C._from_shared_memory(fd, 16, tl.float32, [4], [1], 0)

@@ -59,6 +59,14 @@ int create_object(size_t len) {
       close(fd);
       TL_ERROR("share_memory_: sizing a shared-memory object to ", len, " bytes failed: ", std::strerror(err));
     }
+    // Reserve the pages now: on a full /dev/shm a write into the mapping would otherwise kill the process
+    // (SIGBUS) instead of raising here. Filesystems without fallocate are left as they are.
+    const int err = posix_fallocate(fd, 0, static_cast<off_t>(len));
+    if (err != 0 && err != EINVAL && err != EOPNOTSUPP) {
+      close(fd);
+      TL_ERROR("share_memory_: reserving ", len, " bytes of shared memory failed: ", std::strerror(err),
+               err == ENOSPC ? " (the shared-memory filesystem, /dev/shm, is full or too small)" : "");
+    }
     return fd;
   }
 }
@@ -98,14 +106,18 @@ std::tuple<int, size_t> shared_memory_handle(const Tensor& t) {
 Tensor from_shared_memory(int fd, size_t nbytes, ScalarType dtype, IntArrayRef sizes, IntArrayRef strides,
                           int64_t offset) {
   // The geometry must stay inside the storage, and the object must hold it.
+  // (overflow-checked: the numbers come from outside)
   bool ok = sizes.size() == strides.size() && offset >= 0, empty = false;
-  int64_t last = offset;
+  int64_t last = offset, step = 0, end = 0;
   for (size_t i = 0; ok && i < sizes.size(); ++i) {
     ok = sizes[i] >= 0 && strides[i] >= 0;
     empty = empty || sizes[i] == 0;
-    last += (sizes[i] > 0 ? sizes[i] - 1 : 0) * strides[i];
+    ok = ok && !__builtin_mul_overflow(sizes[i] > 0 ? sizes[i] - 1 : 0, strides[i], &step) &&
+         !__builtin_add_overflow(last, step, &last);
   }
-  ok = ok && (empty || static_cast<size_t>((last + 1) * element_size(dtype)) <= nbytes);
+  ok = ok && (empty || (!__builtin_add_overflow(last, int64_t(1), &end) &&
+                        !__builtin_mul_overflow(end, static_cast<int64_t>(element_size(dtype)), &end) &&
+                        static_cast<size_t>(end) <= nbytes));
   struct stat st {};
   const size_t len = nbytes ? nbytes : 1;
   const bool holds = fstat(fd, &st) == 0 && static_cast<size_t>(st.st_size) >= len;
