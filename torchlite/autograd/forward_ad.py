@@ -10,6 +10,11 @@ native_functions.yaml (`elementwise`: the backward formulas applied to the
 tangents; `linear`: the op itself on the tangents; or a formula per output);
 in-place variants too (a view's new tangent is written into its base's). An op
 without one raises NotImplementedError. One level at a time, as PyTorch today.
+
+Complex tensors (floating point or complex primals, a tangent of the same dtype):
+the ops tagged `complex_autograd` give J t, J the op's Jacobian over the real and
+imaginary parts (an `elementwise` entry as conj(B(conj(t))) from the backward
+formula B = J^H); the other ops raise NotImplementedError for complex tensors.
 """
 from collections import namedtuple
 
