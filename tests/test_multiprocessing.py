@@ -95,7 +95,10 @@ def _echo(inbox, outbox):
 
 
 @pytest.mark.parametrize("method", ["fork", "spawn"])
-def test_queues_send_tensors_through_shared_memory(method):
+def test_queues_send_tensors_through_shared_memory(method, monkeypatch):
+    # A spawned child starts from this process's sys.path: the torchlite imported here goes first, ahead of a
+    # source checkout in the working directory (whose package has no built _C when torchlite is installed).
+    monkeypatch.syspath_prepend(os.path.dirname(os.path.dirname(os.path.abspath(tl.__file__))))
     ctx = tmp.get_context(method)
     inbox, outbox = ctx.Queue(), ctx.Queue()
     p = ctx.Process(target=_echo, args=(inbox, outbox))
