@@ -152,3 +152,39 @@ def test_bad_shared_memory_geometry_is_refused():
         tl._C._from_shared_memory(fd, 16, tl.float32, [4], [1], 0)
     with pytest.raises(RuntimeError, match="in shared memory"):
         tl._C._shared_memory_handle(tl.ones(2))
+
+
+def _write_rank(rank, out):
+    out[rank] = rank + 1.0
+
+
+def _fail(rank, code):
+    if rank == 1:
+        if code:
+            os._exit(code)
+        raise ValueError(f"boom in rank {rank}")
+
+
+@pytest.mark.parametrize("method", ["fork", "spawn"])
+def test_spawn_runs_fn_on_every_rank(method, monkeypatch):
+    monkeypatch.syspath_prepend(os.path.dirname(os.path.dirname(os.path.abspath(tl.__file__))))  # as above
+    out = tl.zeros(3).share_memory_()
+    assert tmp.spawn(_write_rank, args=(out,), nprocs=3, start_method=method) is None
+    assert out.tolist() == [1.0, 2.0, 3.0]
+    context = tmp.start_processes(_write_rank, args=(out,), nprocs=2, join=False, start_method=method)
+    assert len(context.pids()) == 2
+    while not context.join(timeout=30):
+        pass
+
+
+def test_spawn_raises_a_failing_rank_s_error():
+    with pytest.raises(tmp.ProcessRaisedException, match="(?s)Process 1 terminated with the following error.*"
+                                                         "ValueError: boom in rank 1") as info:
+        tmp.spawn(_fail, args=(0,), nprocs=2, start_method="fork")
+    assert info.value.error_index == 1
+    with pytest.raises(tmp.ProcessExitedException, match="process 1 terminated with exit code 3") as info:
+        tmp.spawn(_fail, args=(3,), nprocs=2, start_method="fork")
+    assert info.value.exit_code == 3
+    assert tmp.get_sharing_strategy() in tmp.get_all_sharing_strategies()
+    with pytest.raises(ValueError, match="file_descriptor"):
+        tmp.set_sharing_strategy("file_system")
