@@ -2,6 +2,7 @@
 reducers, which send CPU tensors to other processes through shared memory (as torch.multiprocessing)."""
 import multiprocessing
 import os
+import time
 
 import numpy as np
 import pytest
@@ -11,6 +12,13 @@ import torchlite.multiprocessing as tmp
 
 pytestmark = pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(),
                                 reason="the tests fork (POSIX only)")
+
+
+@pytest.fixture
+def same_torchlite_in_children(monkeypatch):
+    """A spawned child starts from this process's sys.path: the torchlite imported here goes first, ahead of a
+    source checkout in the working directory (whose package has no built _C when torchlite is installed)."""
+    monkeypatch.syspath_prepend(os.path.dirname(os.path.dirname(os.path.abspath(tl.__file__))))
 
 
 def _fork_run(target, *args):
@@ -95,10 +103,7 @@ def _echo(inbox, outbox):
 
 
 @pytest.mark.parametrize("method", ["fork", "spawn"])
-def test_queues_send_tensors_through_shared_memory(method, monkeypatch):
-    # A spawned child starts from this process's sys.path: the torchlite imported here goes first, ahead of a
-    # source checkout in the working directory (whose package has no built _C when torchlite is installed).
-    monkeypatch.syspath_prepend(os.path.dirname(os.path.dirname(os.path.abspath(tl.__file__))))
+def test_queues_send_tensors_through_shared_memory(method, same_torchlite_in_children):
     ctx = tmp.get_context(method)
     inbox, outbox = ctx.Queue(), ctx.Queue()
     p = ctx.Process(target=_echo, args=(inbox, outbox))
@@ -116,12 +121,9 @@ def test_queues_send_tensors_through_shared_memory(method, monkeypatch):
         assert base.tolist() == [0.0, 2.0, 4.0, 6.0, 8.0, 10.0]  # the child's writes, in the parent's tensor
         assert param.tolist() == [2.0, 2.0]
         assert made.is_shared()
-        deadline = 600
-        while made.tolist() != [8.0, 8.0] and deadline:
-            import time
-
+        deadline = time.monotonic() + 30  # the child's write after its put, seen here
+        while made.tolist() != [8.0, 8.0] and time.monotonic() < deadline:
             time.sleep(0.05)
-            deadline -= 1
         assert made.tolist() == [8.0, 8.0]
         inbox.put(None)
     finally:
@@ -166,15 +168,17 @@ def _fail(rank, code):
 
 
 @pytest.mark.parametrize("method", ["fork", "spawn"])
-def test_spawn_runs_fn_on_every_rank(method, monkeypatch):
-    monkeypatch.syspath_prepend(os.path.dirname(os.path.dirname(os.path.abspath(tl.__file__))))  # as above
+def test_spawn_runs_fn_on_every_rank(method, same_torchlite_in_children):
     out = tl.zeros(3).share_memory_()
     assert tmp.spawn(_write_rank, args=(out,), nprocs=3, start_method=method) is None
     assert out.tolist() == [1.0, 2.0, 3.0]
+    out = tl.zeros(2).share_memory_()
     context = tmp.start_processes(_write_rank, args=(out,), nprocs=2, join=False, start_method=method)
     assert len(context.pids()) == 2
-    while not context.join(timeout=30):
+    deadline = time.monotonic() + 60  # join returns False until every process has ended
+    while not context.join(timeout=5) and time.monotonic() < deadline:
         pass
+    assert context.join(timeout=0) and out.tolist() == [1.0, 2.0]
 
 
 def test_spawn_raises_a_failing_rank_s_error():

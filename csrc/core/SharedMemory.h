@@ -21,7 +21,8 @@ std::tuple<int, size_t> shared_memory_handle(const Tensor& t);
 Tensor from_shared_memory(int fd, size_t nbytes, ScalarType dtype, IntArrayRef sizes, IntArrayRef strides,
                           int64_t offset);
 // Whether the storage may grow (resize_): not in shared memory, as PyTorch's (the other processes could not
-// follow). Other memory owned elsewhere (NumPy's) is replaced by a new block, as before.
+// follow). Other memory owned elsewhere (NumPy's) is replaced by a new block, as before, unlike PyTorch, which
+// refuses from_numpy tensors: torchlite.load and unpickling give NumPy-backed tensors that must stay resizable.
 bool is_resizable(const StorageImpl& s);
 
 }  // namespace torchlite

@@ -41,6 +41,8 @@ def get_sharing_strategy():
 
 
 def set_sharing_strategy(new_strategy):
+    """Only 'file_descriptor' (PyTorch also has 'file_system', named files in /dev/shm, for systems that run out
+    of descriptors); torchlite refuses the other names rather than silently sharing another way."""
     if new_strategy not in get_all_sharing_strategies():
         raise ValueError(f"set_sharing_strategy: torchlite shares tensors by 'file_descriptor' only, got "
                          f"{new_strategy!r}")
