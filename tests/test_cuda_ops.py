@@ -87,6 +87,9 @@ def assert_same(cpu, dev, what, exact=False, values=True):
         assert type(cpu) is type(dev) and (cpu == dev or (cpu != cpu and dev != dev)), f"{what}: {cpu!r} vs {dev!r}"
         return
     assert isinstance(dev, tl.Tensor), f"{what}: {type(dev)}"
+    assert dev.is_sparse == cpu.is_sparse, f"{what}: sparse {dev.is_sparse} on the device, {cpu.is_sparse} on the CPU"
+    if cpu.is_sparse:  # _embedding_sparse_backward: compared by the dense values
+        cpu, dev = cpu.to_dense(), dev.to_dense()
     assert dev.device.type == "cuda", f"{what}: the result is on {dev.device}, not the device"
     assert dev.dtype == cpu.dtype, f"{what}: dtype {dev.dtype} on the device, {cpu.dtype} on the CPU"
     assert tuple(dev.shape) == tuple(cpu.shape), f"{what}: shape {tuple(dev.shape)} vs {tuple(cpu.shape)}"

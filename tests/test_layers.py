@@ -22,12 +22,14 @@ MAY_INCLUDE = {
     "kernels/cuda": KERNELS | {"kernels/cuda", "kernels/gpu"},
     "kernels/generic": KERNELS | {"kernels/generic"},
     "meta": KERNELS | {"meta"},  # shape rules shared by every device (the schema's `meta:` functions)
-    "autograd": {"core", "dispatch", "autograd", "ops"},
+    # sparse COO tensors: their parts and the few operations autograd and the bindings need, written with ops
+    "sparse": {"core", "ops", "sparse"},
+    "autograd": {"core", "dispatch", "autograd", "ops", "sparse"},
     # out=, in place, views, and the conjugate step (0), which calls resolve_conj
     "stage": {"core", "dispatch", "kernels", "op_kernels", "ops", "autograd", "stage"},
-    "composite": {"core", "dispatch", "composite", "ops", "op_kernels", "kernels/generic"},
+    "composite": {"core", "dispatch", "composite", "ops", "op_kernels", "kernels/generic", "sparse"},
     "cuda": {"core", "cuda"},  # the CUDA runtime: device functions, cuBLAS loading
-    "python": {"core", "dispatch", "kernels", "autograd", "ops", "python"},
+    "python": {"core", "dispatch", "kernels", "autograd", "ops", "python", "sparse"},
 }
 
 _INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)

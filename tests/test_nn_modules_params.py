@@ -596,8 +596,8 @@ def test_embedding():
         nn.Embedding(4, 2, padding_idx=-5)
     m = nn.Embedding(4, 2, sparse=True)
     assert repr(m) == "Embedding(4, 2, sparse=True)" and m.sparse
-    with pytest.raises(RuntimeError, match="sparse gradients are not supported"):
-        m(tl.tensor([1]))
+    m(tl.tensor([1, 1])).sum().backward()  # the gradient's own tests: tests/test_sparse.py
+    assert m.weight.grad.is_sparse and m.weight.grad.to_dense().tolist() == [[0, 0], [2, 2], [0, 0], [0, 0]]
 
 
 def test_embedding_max_norm_and_scale_grad():

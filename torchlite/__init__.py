@@ -91,10 +91,12 @@ from ._names import (  # noqa: E402,F401,A004
     use_deterministic_algorithms, unravel_index, unique_consecutive, typename, set_warn_always,
     is_warn_always_enabled, set_float32_matmul_precision, get_float32_matmul_precision,
     set_deterministic_debug_mode, get_deterministic_debug_mode, asarray, frombuffer, layout, memory_format, strided,
+    sparse_coo,
     contiguous_format, channels_last, channels_last_3d, preserve_format, histogram, gradient,
     set_default_tensor_type, set_flush_denormal, get_device_module, from_file, Stream, Event,
     histogramdd, vander, chain_matmul, symeig, eig, matrix_rank, lstsq, solve, resolve_neg,
 )
+from ._sparse import sparse_coo_tensor  # noqa: E402,F401
 from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled  # noqa: E402,F401
 
 from . import _deprecated  # noqa: E402

@@ -552,7 +552,8 @@ def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
 
 
 class layout:
-    """A tensor's memory layout: torchlite tensors are all `torchlite.strided`."""
+    """A tensor's memory layout: `torchlite.strided` (dense), or `torchlite.sparse_coo` for the sparse COO tensors
+    of sparse gradients (torchlite/_sparse.py)."""
 
     def __init__(self, name):
         self._name = name
@@ -579,6 +580,7 @@ class memory_format:
 
 
 strided = layout("strided")
+sparse_coo = layout("sparse_coo")
 contiguous_format = memory_format("contiguous_format")
 channels_last = memory_format("channels_last")
 channels_last_3d = memory_format("channels_last_3d")

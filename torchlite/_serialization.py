@@ -49,6 +49,9 @@ def from_raw_values(arr, dtype_name):
 
 def reduce_tensor(t):
     """What Tensor.__reduce_ex__ returns."""
+    if _C._is_sparse(t):  # its indices and values, pickled as tensors
+        indices, values, coalesced = _C._sparse_parts(t)
+        return (_rebuild_sparse, (indices, values, tuple(t.shape), coalesced))
     state = dict(t.__dict__) if t.__dict__ else None
     base = t._base
     if base is not None and base.device == t.device and base.dtype == t.dtype:
@@ -81,6 +84,10 @@ def _rebuild_tensor(values, dtype_name, device, requires_grad, cls, state):
     return _finish(t, requires_grad, cls, state)
 
 
+def _rebuild_sparse(indices, values, size, coalesced):
+    return _C._sparse_coo_tensor(indices, values, list(size), bool(coalesced), True)
+
+
 def _rebuild_view(base, size, stride, offset, requires_grad, cls, state, conj=False):
     view = base.detach().as_strided(size, stride, offset)
     return _finish(view.conj() if conj else view, requires_grad, cls, state)  # a conj() view stays one
@@ -100,6 +107,9 @@ def deepcopy_tensor(t, memo):
                            "https://github.com/pytorch/pytorch/pull/103001")
     import copy
 
+    if _C._is_sparse(t):
+        out = memo[id(t)] = _C._sparse_clone(t)
+        return out
     out = t.detach().clone()
     if type(t) is not Tensor:
         out = Tensor._make_subclass(type(t), out, t.requires_grad)

@@ -36,10 +36,92 @@ class Tensor(_C.TensorBase):
 
     @property
     def layout(self):
-        """The memory layout: torchlite.strided."""
-        from ._names import strided
+        """The memory layout: torchlite.strided, or torchlite.sparse_coo for a sparse tensor."""
+        from ._sparse import _layout_of
 
-        return strided
+        return _layout_of(self)
+
+    # ------------------------------------------------------------ sparse COO tensors (torchlite/_sparse.py)
+    @property
+    def is_sparse(self):
+        """Whether the tensor is a sparse COO tensor (nn.Embedding(sparse=True)'s gradient, sparse_coo_tensor)."""
+        return _C._is_sparse(self)
+
+    def _indices(self):
+        """A sparse tensor's indices (sparse_dim, nnz), its own tensor, coalesced or not."""
+        from ._sparse import _check_sparse
+
+        return _check_sparse(self, "_indices")[0]
+
+    def _values(self):
+        """A sparse tensor's values (nnz, *dense sizes), its own tensor, coalesced or not."""
+        from ._sparse import _check_sparse
+
+        return _check_sparse(self, "_values")[1]
+
+    def indices(self):
+        """A coalesced sparse tensor's indices (sparse_dim, nnz)."""
+        from ._sparse import indices
+
+        return indices(self)
+
+    def values(self):
+        """A coalesced sparse tensor's values (nnz, *dense sizes)."""
+        from ._sparse import values
+
+        return values(self)
+
+    def _nnz(self):
+        """The number of values a sparse tensor stores (duplicates included until coalesce())."""
+        from ._sparse import nnz
+
+        return nnz(self)
+
+    def sparse_dim(self):
+        """The number of sparse dims (0 for a dense tensor)."""
+        from ._sparse import sparse_dim
+
+        return sparse_dim(self)
+
+    def dense_dim(self):
+        """The number of dense dims (all of a dense tensor's)."""
+        from ._sparse import dense_dim
+
+        return dense_dim(self)
+
+    def is_coalesced(self):
+        """Whether a sparse tensor's indices are sorted and unique."""
+        from ._sparse import is_coalesced
+
+        return is_coalesced(self)
+
+    def coalesce(self):
+        """A sparse tensor with sorted, unique indices (duplicates' values summed); itself when already so."""
+        from ._sparse import coalesce
+
+        return coalesce(self)
+
+    def _coalesced_(self, coalesced):
+        """Declares a sparse tensor's indices sorted and unique (or not), in place."""
+        from ._sparse import set_coalesced
+
+        return set_coalesced(self, coalesced)
+
+    def to_dense(self, dtype=None, *, masked_grad=None):
+        """A sparse tensor's dense values (duplicates summed); a dense tensor itself."""
+        from ._sparse import to_dense
+
+        return to_dense(self, dtype, masked_grad=masked_grad)
+
+    def to_sparse(self, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=None):
+        """The tensor as a coalesced sparse COO tensor of its nonzero entries (over its first sparse_dim dims)."""
+        from ._sparse import to_sparse
+
+        return to_sparse(self, sparse_dim, layout=layout, blocksize=blocksize, dense_dim=dense_dim)
+
+    def to_sparse_coo(self):
+        """The tensor as a coalesced sparse COO tensor (to_sparse())."""
+        return self.to_sparse()
 
     @property
     def is_meta(self):
@@ -248,6 +330,8 @@ class Tensor(_C.TensorBase):
         """The tensor's values as (nested) Python lists of numbers (copied from the device first for CUDA)."""
         import numpy as np
 
+        if _C._is_sparse(self):
+            raise TypeError("can't convert Sparse layout tensor to a list. Use Tensor.to_dense() first.")
         if self.device.type != "cpu":
             return self.cpu().tolist()
         if self.is_conj():
@@ -387,6 +471,9 @@ class Tensor(_C.TensorBase):
             raise BufferError(f"__dlpack__: cannot export to device {tuple(dl_device)} without a copy")
         if self.requires_grad:
             raise RuntimeError("Can't export tensors that require gradient, use tensor.detach()")
+        if _C._is_sparse(self):
+            raise RuntimeError("__dlpack__: sparse COO tensors cannot be exported through DLPack; use "
+                               ".to_dense() first")
         if self.is_conj():
             raise BufferError("Can't export tensors with the conjugate bit set")
         if self.device.type == "cuda" and stream not in (None, -1):
@@ -404,11 +491,17 @@ class Tensor(_C.TensorBase):
         """Moves the storage to shared memory, in place: every tensor of the storage follows, a forked process
         shares it, and torchlite.multiprocessing sends it to other processes without a copy. A no-op when it is
         there already, and for CUDA tensors. A storage in shared memory cannot grow (resize_). Returns self."""
+        if _C._is_sparse(self):  # a sparse tensor's memory is its indices' and values'
+            for part in _C._sparse_parts(self)[:2]:
+                _C._share_memory(part)
+            return self
         _C._share_memory(self)
         return self
 
     def is_shared(self):
         """Whether the storage is in shared memory (share_memory_()); always True for CUDA tensors."""
+        if _C._is_sparse(self):
+            return all(_C._is_shared(part) for part in _C._sparse_parts(self)[:2])
         return _C._is_shared(self)
 
     def __reduce_ex__(self, protocol):

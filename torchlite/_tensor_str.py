@@ -238,14 +238,16 @@ def _contents_str(t, indent, opts):
     return _nested_str(arr, indent, summarize, fmt, opts)
 
 
-def _join_suffixes(text, suffixes, indent, linewidth):
-    # Length of the last line as PyTorch counts it: two more than its characters.
+def _join_suffixes(text, suffixes, indent, linewidth, force_newline=False):
+    # Length of the last line as PyTorch counts it: two more than its characters. force_newline puts the first
+    # suffix on a line of its own (sparse tensors).
     last_line_len = len(text) - text.rfind("\n") + 1
     pieces = [text]
     for suffix in suffixes:
-        if last_line_len + len(suffix) + 2 > linewidth:
+        if force_newline or last_line_len + len(suffix) + 2 > linewidth:
             pieces.append(",\n" + " " * indent + suffix)
             last_line_len = indent + len(suffix)
+            force_newline = False
         else:
             pieces.append(", " + suffix)
             last_line_len += len(suffix) + 2
@@ -272,6 +274,24 @@ def _grad_fn_name(grad_fn):
     return type(grad_fn).__name__
 
 
+def _sparse_contents(t, indent, opts, suffixes, has_default_dtype):
+    """A sparse COO tensor's contents as PyTorch prints them: its indices and values, each a tensor's contents
+    (with its size when empty), then the size=, nnz= (and dtype=) suffixes."""
+    indices, values, _ = _C._sparse_parts(t)
+    suffixes.append(f"size={tuple(int(s) for s in t.shape)}")
+    suffixes.append(f"nnz={indices.shape[1]}")
+    if not has_default_dtype:
+        suffixes.append(f"dtype={_dtype_str(t.dtype)}")
+    parts = []
+    for name, part in (("indices", indices), ("values", values)):
+        prefix = f"{name}=tensor("
+        text = _contents_str(part, indent + len(prefix), opts) if part.numel() else "[]"
+        if part.numel() == 0:
+            text += f", size={tuple(int(s) for s in part.shape)}"
+        parts.append(prefix + text + ")")
+    return (",\n" + " " * indent).join(parts)
+
+
 def tensor_repr(t):
     """PyTorch's ``repr`` of tensor ``t`` (also its ``str``)."""
     opts = get_printoptions()
@@ -286,6 +306,13 @@ def tensor_repr(t):
     dtype = t.dtype
     default_dtype = _C.get_default_dtype()
     default_complex = _C.complex128 if default_dtype is _C.float64 else _C.complex64
+    if _C._is_sparse(t):
+        has_default = dtype in (default_dtype, default_complex, _C.int64, _C.bool)
+        contents = _sparse_contents(t, indent, opts, suffixes, has_default)
+        suffixes.append(f"layout={t.layout}")
+        if getattr(t, "requires_grad", False):
+            suffixes.append("requires_grad=True")
+        return _join_suffixes(prefix + contents, suffixes, indent, opts["linewidth"], force_newline=True)
     if t.numel() == 0:
         if t.dim() != 1:
             suffixes.append(f"size={tuple(int(s) for s in t.shape)}")

@@ -20,6 +20,7 @@ from collections import OrderedDict
 import numpy as np
 
 from . import _C
+from ._names import layout
 from ._serialization import from_raw_values, raw_values
 
 __all__ = ["save", "load", "add_safe_globals", "get_safe_globals", "clear_safe_globals"]
@@ -54,6 +55,8 @@ class _Global:
 
 _REBUILD_TENSOR = _Global("torch._utils", "_rebuild_tensor_v2")
 _REBUILD_PARAMETER = _Global("torch._utils", "_rebuild_parameter")
+_REBUILD_SPARSE = _Global("torch._utils", "_rebuild_sparse_tensor")
+_GET_LAYOUT = _Global("torch.serialization", "_get_layout")
 _ORDERED_DICT = OrderedDict
 
 
@@ -128,6 +131,9 @@ class _Writer(pickle._Pickler):
             if type(obj) is not Tensor:
                 raise pickle.PicklingError(f"torchlite.save: cannot save a {type(obj).__name__} (a Tensor subclass "
                                            "other than Parameter) in PyTorch's format")
+            if obj.is_sparse:  # PyTorch's record: the layout, then (indices, values, size, is_coalesced)
+                indices, values, coalesced = _C._sparse_parts(obj)
+                return (_REBUILD_SPARSE, (obj.layout, (indices, values, Size(obj.shape), coalesced)))
             # A conj() view is saved with its values computed, a tensor of its own: PyTorch's record
             # (_rebuild_tensor_v2 over a storage) has no conjugate bit to set, so loading gives is_conj() False.
             if obj.is_conj():
@@ -137,6 +143,8 @@ class _Writer(pickle._Pickler):
             return (_REBUILD_TENSOR, args)
         if isinstance(obj, _C.device):
             return (_DEVICE, (str(obj),))
+        if isinstance(obj, layout):  # as PyTorch writes one: _get_layout("torch.sparse_coo")
+            return (_GET_LAYOUT, (f"torch.{obj._name}",))
         if isinstance(obj, Size):
             return (_SIZE, (tuple(obj),))
         return NotImplemented
@@ -240,6 +248,20 @@ def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad=Fals
     return t
 
 
+def _rebuild_sparse_tensor(layout, data):
+    from ._names import sparse_coo
+
+    if layout is not sparse_coo:
+        raise RuntimeError(f"torchlite.load: sparse tensors of layout {layout} are not supported (only sparse_coo)")
+    if not isinstance(data, tuple) or len(data) not in (3, 4):
+        raise RuntimeError("torchlite.load: a sparse tensor record must hold (indices, values, size[, is_coalesced])")
+    indices, values, size = data[:3]
+    coalesced = bool(data[3]) if len(data) == 4 and data[3] is not None else False
+    if indices.dim() != 2 or indices.dtype != _C.int64:
+        raise RuntimeError("torchlite.load: a sparse tensor's indices must be a 2-D int64 tensor")
+    return _C._sparse_coo_tensor(indices, values, [int(s) for s in size], coalesced, True)
+
+
 def _rebuild_parameter(data, requires_grad, backward_hooks=None, state=None):
     from .nn.parameter import Parameter
 
@@ -258,6 +280,15 @@ class _StorageType:
         self.dtype_name = dtype_name
 
 
+def _get_layout(name):
+    from ._names import sparse_coo, strided
+
+    layouts = {"torch.strided": strided, "torch.sparse_coo": sparse_coo}
+    if name not in layouts:
+        raise RuntimeError(f"torchlite.load: unsupported layout {name!r} (torchlite has strided and sparse_coo)")
+    return layouts[name]
+
+
 def _torch_globals():
     """PyTorch's names in a checkpoint -> what torchlite rebuilds them with."""
     from ._size import Size
@@ -266,6 +297,8 @@ def _torch_globals():
         "torch._utils._rebuild_tensor_v2": _rebuild_tensor_v2,
         "torch._utils._rebuild_parameter": _rebuild_parameter,
         "torch._utils._rebuild_parameter_with_state": _rebuild_parameter_with_state,
+        "torch._utils._rebuild_sparse_tensor": _rebuild_sparse_tensor,
+        "torch.serialization._get_layout": _get_layout,
         "torch.device": _C.device,
         "torch.Size": Size,
         "collections.OrderedDict": OrderedDict,

@@ -13,6 +13,7 @@
 #include "ops/sum.h"
 #include "ops/to.h"
 #include "ops/_to_copy.h"
+#include "sparse/Coo.h"
 
 namespace torchlite::autograd {
 
@@ -209,11 +210,19 @@ variable_list run_backward(const std::vector<Edge>& roots, const variable_list& 
       auto dep = task.dependencies.find(next);
       if (dep == task.dependencies.end()) continue;  // leads to no target
       if (i < outputs.size() && outputs[i].defined()) {
-        Tensor g = fit_gradient(*node, i, outputs[i], next->input_meta(e.input_nr));
+        const InputMeta& meta = next->input_meta(e.input_nr);
+        Tensor g = outputs[i];
+        // A sparse gradient (nn.Embedding(sparse=True)) goes as it is only to a leaf's accumulator that it fits;
+        // every other node's formulas read dense tensors.
+        if (TL_UNLIKELY(sparse::is_sparse(g)) &&
+            !(dynamic_cast<AccumulateGrad*>(next) && g.sizes().equals(meta.sizes) &&
+              g.scalar_type() == meta.dtype && g.device() == meta.device))
+          g = sparse::to_dense(g);
+        g = fit_gradient(*node, i, g, meta);
         variable_list& buf = task.buffers[next];
         if (buf.size() < next->num_inputs()) buf.resize(next->num_inputs());
         Tensor& slot = buf[e.input_nr];
-        slot = slot.defined() ? add(slot, g) : g;
+        slot = slot.defined() ? sparse::add(slot, g) : g;
       }
       if (--dep->second == 0) ready.push(next);
     }

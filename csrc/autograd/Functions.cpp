@@ -5,6 +5,7 @@
 #include "core/TensorFactory.h"
 #include "ops/add.h"
 #include "ops/clone.h"
+#include "sparse/Coo.h"
 
 namespace torchlite::autograd {
 
@@ -23,6 +24,18 @@ static bool can_steal(const Tensor& g) {
 void accumulate_into_grad(const Tensor& t, const Tensor& grad, bool create_graph) {
   AutogradMeta& m = materialize_meta(t);
   std::lock_guard<std::mutex> lock(m.mutex_);
+  if (TL_UNLIKELY(sparse::is_sparse(grad) || sparse::is_sparse(m.grad_))) {
+    // Sparse gradients (nn.Embedding(sparse=True)) carry no history: sparse + sparse concatenates the parts,
+    // and a dense operand makes the sum dense (in place into a dense .grad where that is allowed).
+    if (!m.grad_.defined()) {
+      m.grad_ = grad.impl()->use_count() == 1 ? grad : sparse::clone(grad);
+    } else if (!sparse::is_sparse(m.grad_) && !is_grad_enabled() && !m.grad_.requires_grad()) {
+      sparse::add_to_dense_(m.grad_, grad);
+    } else {
+      m.grad_ = sparse::add(m.grad_, grad);
+    }
+    return;
+  }
   if (!m.grad_.defined()) {
     if (create_graph) {
       m.grad_ = grad;  // keeps its history: higher-order gradients flow through .grad

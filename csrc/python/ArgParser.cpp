@@ -7,6 +7,7 @@
 #include "python/Errors.h"
 #include "python/PyGenerator.h"
 #include "python/PyTensor.h"
+#include "sparse/Coo.h"
 
 namespace torchlite::python {
 
@@ -202,8 +203,40 @@ static bool try_match(Signature& sig, const char* fname, PyObject* const* args, 
   return true;
 }
 
+static bool is_sparse_obj(PyObject* o) { return is_tensor(o) && sparse::is_sparse(unwrap(o)); }
+
+[[noreturn]] static void refuse_sparse(const std::string& fname, const char* arg) {
+  throw_error(ErrorKind::NotImplemented,
+              str(fname, "(): sparse COO tensors are not supported by this op (argument '", arg,
+                  "'); convert with .to_dense() first"));
+}
+
+void check_not_sparse(const char* op, const Tensor& t, const char* arg) {
+  if (TL_UNLIKELY(sparse::is_sparse(t))) refuse_sparse(op, arg);
+}
+
+// Ops read dense tensors only: a sparse COO tensor passed to one is refused (sparse/Coo.h).
+static int dense_only(const Signature& sig, int index, const std::string& fname, const ParsedArgs& out,
+                      PyObject* self) {
+  if (self && TL_UNLIKELY(is_sparse_obj(self))) refuse_sparse(fname, "self");
+  for (int i = 0; i < sig.nargs; ++i) {
+    PyObject* o = out.obj[i];
+    if (!o || o == Py_None || o == Py_Ellipsis) continue;
+    const ArgKind k = sig.args[i].kind;
+    if (k == ArgKind::Tensor) {
+      if (TL_UNLIKELY(is_sparse_obj(o))) refuse_sparse(fname, sig.args[i].name);
+    } else if ((k == ArgKind::TensorList || k == ArgKind::OptTensorList) && (PyList_Check(o) || PyTuple_Check(o))) {
+      const Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
+      PyObject** items = PySequence_Fast_ITEMS(o);
+      for (Py_ssize_t j = 0; j < n; ++j)
+        if (TL_UNLIKELY(is_sparse_obj(items[j]))) refuse_sparse(fname, sig.args[i].name);
+    }
+  }
+  return index;
+}
+
 int parse_args(Signature* sigs, int nsigs, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames,
-               ParsedArgs& out) {
+               ParsedArgs& out, PyObject* self) {
   std::string_view display = sigs[0].display;
   std::string fname(display.substr(0, display.find('(')));
   // With several overloads, a Python number goes to a Scalar parameter before it is taken as a
@@ -212,12 +245,13 @@ int parse_args(Signature* sigs, int nsigs, PyObject* const* args, Py_ssize_t nar
     for (int s = 0; s < nsigs; ++s) {
       if (TL_UNLIKELY(sigs[s].npositional < 0)) init_signature(sigs[s]);
       if (try_match(sigs[s], fname.c_str(), args, nargs, kwnames, out, nullptr, /*numbers_as_tensors=*/false))
-        return s;
+        return dense_only(sigs[s], s, fname, out, self);
     }
   }
   for (int s = 0; s < nsigs; ++s) {
     if (TL_UNLIKELY(sigs[s].npositional < 0)) init_signature(sigs[s]);
-    if (try_match(sigs[s], fname.c_str(), args, nargs, kwnames, out, nullptr)) return s;
+    if (try_match(sigs[s], fname.c_str(), args, nargs, kwnames, out, nullptr))
+      return dense_only(sigs[s], s, fname, out, self);
   }
   std::string msg;
   if (nsigs == 1) {

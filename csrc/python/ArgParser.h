@@ -89,9 +89,15 @@ struct ParsedArgs {
 };
 
 // Returns the index of the matching signature, or raises TypeError naming the
-// op, what it got and the signatures it accepts.
+// op, what it got and the signatures it accepts. A sparse COO tensor among the
+// Tensor arguments (or as `self`, a method's tensor) raises NotImplementedError
+// naming the op: ops read dense tensors only (sparse/Coo.h).
 int parse_args(Signature* sigs, int nsigs, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames,
-               ParsedArgs& out);
+               ParsedArgs& out, PyObject* self = nullptr);
+
+// NotImplementedError naming op and arg when t is a sparse COO tensor (ops read dense tensors only); for the
+// hand-written entry points (indexing, item) that do not go through parse_args.
+void check_not_sparse(const char* op, const Tensor& t, const char* arg);
 
 // The UserWarning of an overload tagged `deprecated` (add(a, 10, b)); raises when warnings are errors.
 void warn_deprecated(const char* message);

@@ -29,6 +29,7 @@ void init_cuda(py::module_& m);    // PyCuda.cpp
 void init_dlpack(py::module_& m);  // PyDLPack.cpp
 void init_optim(py::module_& m);   // PyOptim.cpp
 void init_autocast(py::module_& m);  // PyAutocast.cpp
+void init_sparse(py::module_& m);    // PySparse.cpp
 
 void add_functions(const ModuleSet& modules, PyMethodDef* defs, const char* const* module_names) {
   for (int i = 0; defs[i].ml_name; ++i) {
@@ -214,6 +215,7 @@ PYBIND11_MODULE(_C, m) {
   init_dlpack(m);
   init_optim(m);
   init_autocast(m);
+  init_sparse(m);
   ModuleSet modules{
       m.def_submodule("_functions", "ops bound as torchlite.*").ptr(),
       m.def_submodule("_nn", "ops bound as torchlite.nn.functional.*").ptr(),
@@ -254,6 +256,7 @@ PYBIND11_MODULE(_C, m) {
   // Shared memory (Tensor.share_memory_ / is_shared, torchlite.multiprocessing's reducers).
   m.def("_share_memory", [](py::object t) {
     TL_CHECK_TYPE(is_tensor(t.ptr()), "share_memory_: expected a Tensor");
+    check_not_sparse("share_memory_", unwrap(t.ptr()), "self");  // Tensor.share_memory_ shares a sparse one's parts
     share_memory(unwrap(t.ptr()));
   }, "Moves a tensor's storage into shared memory (a no-op when it is there, and for CUDA tensors).");
   m.def("_is_shared", [](py::object t) {
@@ -275,6 +278,7 @@ PYBIND11_MODULE(_C, m) {
   m.def("_to_dtype", [](py::object t, py::object d) {
     TL_CHECK_TYPE(is_tensor(t.ptr()) && is_dtype(d.ptr()), "_to_dtype(tensor, dtype): expected a Tensor and a dtype");
     const Tensor& src = unwrap(t.ptr());
+    check_not_sparse("_to_dtype", src, "tensor");
     Tensor r = empty_tensor(src.sizes(), to_scalar_type(d.ptr()), src.device());
     copy_cast(r, src);
     return py::reinterpret_steal<py::object>(wrap(r));

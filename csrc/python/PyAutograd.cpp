@@ -385,6 +385,8 @@ void init_autograd(PyObject* module) {
   m.def("_make_dual", [](py::handle t, py::handle tangent) {
     const Tensor& p = tensor_arg(t, "make_dual");
     const Tensor& g = tensor_arg(tangent, "make_dual");
+    check_not_sparse("make_dual", p, "tensor");
+    check_not_sparse("make_dual", g, "tangent");
     TL_CHECK(autograd::current_dual_level() != 0,
              "make_dual: forward AD needs an active dual level: use `with torchlite.autograd.forward_ad.dual_level():`");
     TL_CHECK(p.sizes().equals(g.sizes()), "Trying to set a forward gradient that has a different size than that of "

@@ -244,6 +244,7 @@ Tensor strip_leading_ones(const Tensor& value) {
 PyObject* getitem(PyObject* self_obj, PyObject* key) {
   TL_PY_BEGIN
   const Tensor& self = unwrap(self_obj);
+  check_not_sparse("__getitem__", self, "self");
   // Fast path: x[i].
   if (PyLong_CheckExact(key) && self.dim() > 0) {
     int64_t i = to_index(key), n = self.sizes()[0];
@@ -290,6 +291,8 @@ int setitem(PyObject* self_obj, PyObject* key, PyObject* value) {
   try {
     const Tensor& self = unwrap(self_obj);
     if (value == nullptr) throw_error(ErrorKind::Type, "Tensor does not support deleting items");
+    check_not_sparse("__setitem__", self, "self");
+    if (is_tensor(value)) check_not_sparse("__setitem__", unwrap(value), "value");
     std::optional<Scalar> number;
     Tensor v;
     if (is_tensor(value)) {

@@ -10,6 +10,7 @@
 #include "python/PyAutograd.h"
 #include "python/Errors.h"
 #include "python/PyIndexing.h"
+#include "sparse/Coo.h"
 
 namespace torchlite::python {
 
@@ -231,6 +232,7 @@ static PyObject* get_output_nr(PyObject* self, void*) {
 static PyObject* get_array_interface(PyObject* self, void*) {
   TL_PY_BEGIN
   const Tensor& t = unwrap(self);
+  TL_CHECK_TYPE(!sparse::is_sparse(t), "can't convert Sparse layout tensor to numpy. Use Tensor.to_dense() first.");
   TL_CHECK_TYPE(t.device().is_cpu(), "can't convert ", to_string(t.device()),
                 " device type tensor to numpy. Use Tensor.cpu() to copy the tensor to host memory first.");
   TL_CHECK(!t.is_conj(), "Can't call numpy() on Tensor that has conjugate bit set. Use tensor.resolve_conj().numpy() "
@@ -298,6 +300,7 @@ static PyObject* scalar_to_py(const Scalar& s) {
 static PyObject* m_item(PyObject* self, PyObject*) {
   TL_PY_BEGIN
   const Tensor& t = unwrap(self);
+  check_not_sparse("item", t, "self");
   if (t.scalar_type() == ScalarType::UInt64)  // item() keeps a uint64's bits in an int64
     return PyLong_FromUnsignedLongLong(static_cast<uint64_t>(item(t).to_long()));
   return scalar_to_py(item(t));

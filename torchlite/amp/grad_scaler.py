@@ -105,6 +105,8 @@ class GradScaler:
                         continue
                     if g.dtype == _float16() and not self._allow_fp16_grads:
                         raise ValueError("Attempting to unscale FP16 gradients.")
+                    if g.is_sparse:  # nn.Embedding(sparse=True): its values, in place
+                        g = g._values()
                     if g.device == found_inf.device and g.is_contiguous():
                         fused.append(g)
                     else:

@@ -60,7 +60,7 @@ def _param_steps(optimizer, group, *zero_keys, init=None):
     per-parameter optimizers share: a state still empty gets `step` and `zero_keys` (_init_state, on the
     parameter's device when the group is capturable), then `init(state, param, grad)` when given; the
     gradient is negated under `maximize`, and `step` counted."""
-    for p, grad in zip(*_params_with_grad(group)):
+    for p, grad in zip(*_params_with_grad(group, optimizer)):
         state = optimizer.state[p]
         if len(state) == 0:
             _init_state(state, p, group["capturable"], *zero_keys)
@@ -80,7 +80,7 @@ def _fused_steps(optimizer, group, kind, state_keys, scalars, *zero_keys, init=N
     parameter's update in one call and returns True. Otherwise returns False and the caller runs its loop.
     A None among `state_keys` is a state the kernel takes but this group has none of (RMSprop's grad_avg
     when not centered)."""
-    params, grads = _params_with_grad(group)
+    params, grads = _params_with_grad(group, optimizer)
     if not params or group.get("differentiable"):
         return False
     for p, grad in zip(params, grads):
@@ -119,13 +119,21 @@ def _weight_decay(param, grad, lr, weight_decay, decoupled):
     return grad
 
 
-def _params_with_grad(group):
-    """The group's parameters that have a gradient, with their gradients."""
+def _params_with_grad(group, optimizer):
+    """The group's parameters that have a gradient, with their gradients. A sparse gradient (nn.Embedding(
+    sparse=True)) is refused with PyTorch's message ("Adam does not support sparse gradients"), except by the
+    optimizers that take them (SGD, Adagrad): they get it densified, whose update equals PyTorch's sparse one (a
+    zero gradient row changes neither the parameter nor the state there)."""
     params, grads = [], []
     for p in group["params"]:
-        if p.grad is not None:
+        grad = p.grad
+        if grad is not None:
+            if grad.is_sparse:
+                if not optimizer._takes_sparse_grads:
+                    raise RuntimeError(optimizer._sparse_grads_refused)
+                grad = grad.to_dense()
             params.append(p)
-            grads.append(p.grad)
+            grads.append(grad)
     return params, grads
 
 

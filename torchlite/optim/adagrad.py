@@ -8,6 +8,8 @@ __all__ = ["Adagrad"]
 class Adagrad(Optimizer):
     """Adagrad: per-coordinate steps scaled by the root of the sum of squared past gradients."""
 
+    _takes_sparse_grads = True  # nn.Embedding(sparse=True)'s gradients, densified
+
     def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0, eps=1e-10,
                  foreach=None, *, maximize=False, differentiable=False, fused=None):
         _check_hparams(lr, lr_decay=lr_decay, weight_decay=weight_decay,
@@ -44,10 +46,12 @@ class Adagrad(Optimizer):
         for group in self.param_groups:
             lr = _to_scalar(group["lr"])
             lr_decay, weight_decay, eps = group["lr_decay"], group["weight_decay"], group["eps"]
+            if weight_decay != 0 and any(p.grad is not None and p.grad.is_sparse for p in group["params"]):
+                raise RuntimeError("weight_decay option is not compatible with sparse gradients")
             if _fused_steps(self, group, "adagrad", ("sum",), lambda p, state: (
                     lr / (1 + (state["step"].item() - 1) * lr_decay), weight_decay, eps, group["maximize"])):
                 continue
-            for p, grad in zip(*_params_with_grad(group)):
+            for p, grad in zip(*_params_with_grad(group, self)):
                 state = self.state[p]
                 step_t = state["step"]
                 state_sum = state["sum"]

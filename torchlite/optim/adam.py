@@ -13,6 +13,8 @@ class Adam(Optimizer):
     """Adam: moment estimates of the gradient and its square with bias correction; optional AMSGrad,
     L2 (or, with decoupled_weight_decay=True, AdamW's decoupled) weight decay."""
 
+    _sparse_grads_refused = "Adam does not support sparse gradients, please consider SparseAdam instead"
+
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, amsgrad=False, *,
                  foreach=None, maximize=False, capturable=False, differentiable=False, fused=None,
                  decoupled_weight_decay=False):
@@ -39,7 +41,7 @@ class Adam(Optimizer):
             weight_decay = group["weight_decay"]
             amsgrad = group["amsgrad"]
             on_device = group["capturable"] or bool(group["fused"])
-            params, grads = _params_with_grad(group)
+            params, grads = _params_with_grad(group, self)
             for p in params:
                 state = self.state[p]
                 if len(state) == 0:

@@ -127,7 +127,7 @@ class LBFGS(Optimizer):
             if p.grad is None:
                 views.append(tl.zeros(p.numel(), dtype=p.dtype, device=p.device))
             else:
-                views.append(p.grad.reshape(-1))
+                views.append(p.grad.to_dense().reshape(-1))  # a sparse gradient densified, as PyTorch
         return tl.cat(views, 0)
 
     def _add_grad(self, step_size, update):

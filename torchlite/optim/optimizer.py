@@ -95,6 +95,16 @@ def _check_lr(lr):
         raise ValueError(f"Invalid learning rate: {lr}")
 
 
+def _zero_grad_(grad):
+    """zero_grad(set_to_none=False) of one gradient: zeros in place; a sparse one emptied in place, as PyTorch's."""
+    if grad.is_sparse:
+        from .._sparse import zero_
+
+        zero_(grad)
+    else:
+        grad.zero_()
+
+
 def _check_fused(fused, foreach, differentiable):
     if fused:
         if differentiable:
@@ -146,6 +156,14 @@ def _profile_hook_step(func):
 class Optimizer:
     """Base class for all optimizers: holds `param_groups` (dicts with the parameters and their options,
     missing options taken from `defaults`) and `state` (a dict of per-parameter state)."""
+
+    # Sparse gradients (nn.Embedding(sparse=True)): SGD and Adagrad take them (densified), SparseAdam needs them,
+    # the others refuse them with PyTorch's message (_base._params_with_grad).
+    _takes_sparse_grads = False
+
+    @property
+    def _sparse_grads_refused(self):
+        return f"{type(self).__name__} does not support sparse gradients"
 
     def __init__(self, params, defaults):
         self.defaults = defaults
@@ -344,7 +362,7 @@ class Optimizer:
                             p.grad.detach_()
                         else:
                             p.grad.requires_grad_(False)
-                        p.grad.zero_()
+                        _zero_grad_(p.grad)
 
     def step(self, closure=None):
         """Perform one optimization step (implemented by each optimizer)."""

@@ -9,6 +9,8 @@ __all__ = ["SGD"]
 class SGD(Optimizer):
     """Stochastic gradient descent with optional momentum, dampening, Nesterov momentum, weight decay."""
 
+    _takes_sparse_grads = True  # nn.Embedding(sparse=True)'s gradients, densified
+
     def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False, *,
                  maximize=False, foreach=None, differentiable=False, fused=None):
         _check_lr(lr)
@@ -39,7 +41,9 @@ class SGD(Optimizer):
             weight_decay = _to_scalar(group["weight_decay"])
             nesterov = group["nesterov"]
             maximize = group["maximize"]
-            params, grads = _params_with_grad(group)
+            if group["fused"] and any(p.grad is not None and p.grad.is_sparse for p in group["params"]):
+                raise RuntimeError("`_fused_sgd` does not support sparse gradients")
+            params, grads = _params_with_grad(group, self)
             bufs = [self.state[p].get("momentum_buffer") for p in params] if momentum != 0 else []
             if _fusable(group, params, grads, *([bufs] if bufs else [])):
                 # One fused pass per parameter, the same math as the loop below.

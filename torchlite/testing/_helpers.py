@@ -88,8 +88,11 @@ def f32(shape, noncontiguous=False):
 
 
 def to_f64(x):
-    """A tensor's values as a float64 NumPy array (complex128 for a complex tensor); anything else unchanged."""
+    """A tensor's values as a float64 NumPy array (complex128 for a complex tensor; a sparse tensor's dense
+    values); anything else unchanged."""
     if isinstance(x, tl.Tensor):
+        if x.is_sparse:
+            x = x.to_dense()
         np_type = np.complex128 if x.dtype.is_complex else np.float64
         return np.array(x.tolist(), dtype=np_type).reshape(tuple(x.shape))
     return x

@@ -12,7 +12,7 @@ TensorMeta meta::embedding_meta(const Tensor& weight, const Tensor& indices, int
                                 bool scale_grad_by_freq, bool sparse) {
   (void)padding_idx;
   (void)scale_grad_by_freq;
-  TL_CHECK(!sparse, "embedding: sparse gradients are not supported (torchlite has no sparse tensors)");
+  (void)sparse;  // only the backward differs (_embedding_sparse_backward)
   TL_CHECK(weight.dim() == 2, "'weight' must be 2-D");
   TL_CHECK(indices.scalar_type() == ScalarType::Int64 || indices.scalar_type() == ScalarType::Int32,
            "Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; but got ",

@@ -458,7 +458,10 @@ class Module:
         return self
 
     def zero_grad(self, set_to_none=True):
-        """Resets the gradients of every parameter: to None by default, else to zeros in place."""
+        """Resets the gradients of every parameter: to None by default, else to zeros in place (a sparse
+        gradient emptied)."""
+        from ...optim.optimizer import _zero_grad_
+
         for p in self.parameters():
             if p.grad is None:
                 continue
@@ -471,7 +474,7 @@ class Module:
                     p.grad = g
                 else:
                     g.requires_grad_(False)
-                g.zero_()
+                _zero_grad_(g)
 
     def share_memory(self):
         """Moves the parameters, their gradients and the buffers to shared memory (Tensor.share_memory_), for
@@ -514,7 +517,7 @@ class Module:
                 param.data = applied.data if isinstance(applied, Parameter) else applied
             if param.grad is not None:
                 with no_grad():
-                    g = fn(param.grad)
+                    g = _apply_to_sparse(fn, param.grad) if param.grad.is_sparse else fn(param.grad)
                 if g is not param.grad:
                     param.grad = g
         for key, buf in self._buffers.items():
@@ -993,3 +996,17 @@ class _IdentityProxy:
 
 
 _Identity = _IdentityProxy()
+
+
+def _apply_to_sparse(fn, grad):
+    """_apply's conversion of a sparse gradient (nn.Embedding(sparse=True)): fn converts the values; the indices
+    follow them to their device (and stay int64). The gradient itself when nothing changed."""
+    from ... import _C
+
+    indices, values, coalesced = _C._sparse_parts(grad)
+    new_values = fn(values)
+    new_indices = indices if new_values.device == indices.device else indices.to(new_values.device)
+    if new_values is values and new_indices is indices:
+        return grad
+    return _C._sparse_coo_tensor(new_indices, new_values, list(grad.shape), coalesced, False)
+

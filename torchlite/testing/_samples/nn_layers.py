@@ -27,6 +27,14 @@ def _gelu_tanh(self):
 POINTWISE_REFS = {"_gelu_erf": _gelu_erf, "_gelu_tanh": _gelu_tanh}
 
 
+def _embedding_sparse_backward(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq):
+    out = np.zeros((num_weights, grad_output.shape[-1]))
+    rows = indices.astype(np.int64).reshape(-1)
+    np.add.at(out, rows, grad_output.reshape(len(rows), -1))
+    out[padding_idx] = 0
+    return out
+
+
 def _pixel_shuffle(self, upscale_factor):
     r = upscale_factor
     *lead, c, hh, ww = self.shape
@@ -105,6 +113,12 @@ def numpy_cases():
         # compared with PyTorch in tests/test_nn_functional.py)
         "embedding": (lambda: {"weight": _t((6, 3), 6), "indices": tl.tensor([[1, 5, 1], [0, 2, 5]])},
                       lambda weight, indices: weight[indices.astype(np.int64)]),
+        # embedding's weight gradient with sparse=True (compared by its dense values; its sparsity, the padding
+        # row and the autograd path in tests/test_sparse.py)
+        "_embedding_sparse_backward": (
+            lambda: {"grad_output": _t((2, 3, 4), 15), "indices": tl.tensor([[1, 5, 1], [0, 2, 5]]),
+                     "num_weights": 7, "padding_idx": 2, "scale_grad_by_freq": False},
+            _embedding_sparse_backward),
         "bilinear": (lambda: {"input1": _t((4, 3), 7), "input2": _t((4, 2), 8), "weight": _t((5, 3, 2), 9),
                               "bias": _t((5,), 10)},
                      lambda input1, input2, weight, bias: np.einsum("ni,oij,nj->no", input1, weight, input2) + bias),
@@ -123,6 +137,7 @@ def numpy_cases():
 # Sums of float32 products.
 TOLERANCES = {name: {"float32": (1e-5, 1e-6)}
               for name in ("bilinear", "scaled_dot_product_attention", "glu", "gelu", "prelu",
+                           "_embedding_sparse_backward",
                            "_scaled_dot_product_fused_attention", "_scaled_dot_product_fused_attention_backward")}
 
 # (code, exception type, substrings of the message), run in a subprocess. Messages checked against
