@@ -16,7 +16,12 @@
 #include <atomic>
 #include <cstdint>
 #include <tuple>
+#include <type_traits>
 #include <vector>
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__)
+#include <immintrin.h>
+#endif
 
 #include "core/Parallel.h"
 #include "dispatch/ExactMeta.h"
@@ -122,6 +127,70 @@ void gemm(bool b_transposed, int64_t m, int64_t n, int64_t k, const T* a, int64_
   }
 }
 
+// The recurrent products of float32 layers on CPUs with AVX-512: W_hh is packed once per call into panels of
+// 32 columns (k-major: a panel's row k is 32 consecutive floats), and each step's product runs a register-tiled
+// kernel over them (8 rows x 32 columns of accumulators). A BLAS call per step would pack W_hh again every step,
+// a copy as large as the product's operand for a batch of 32 rows. Elsewhere the steps call BLAS.
+namespace packed {
+
+constexpr int64_t NR = 32;  // columns per panel: two 16-float registers
+constexpr int MR = 8;       // rows per tile
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__)
+bool available() {
+  static const bool ok = __builtin_cpu_supports("avx512f");
+  return ok;
+}
+
+// R rows of C (row stride ldc) = R rows of A (row stride lda) times one panel (K x NR).
+template <int R>
+__attribute__((target("avx512f"), always_inline)) inline void tile(int64_t K, const float* a, int64_t lda,
+                                                                   const float* panel, float* c, int64_t ldc) {
+  __m512 acc[R][2];
+  for (int r = 0; r < R; ++r) acc[r][0] = acc[r][1] = _mm512_setzero_ps();
+  for (int64_t k = 0; k < K; ++k) {
+    const __m512 b0 = _mm512_loadu_ps(panel + k * NR), b1 = _mm512_loadu_ps(panel + k * NR + 16);
+    for (int r = 0; r < R; ++r) {
+      const __m512 x = _mm512_set1_ps(a[r * lda + k]);
+      acc[r][0] = _mm512_fmadd_ps(x, b0, acc[r][0]);
+      acc[r][1] = _mm512_fmadd_ps(x, b1, acc[r][1]);
+    }
+  }
+  for (int r = 0; r < R; ++r) {
+    _mm512_storeu_ps(c + r * ldc, acc[r][0]);
+    _mm512_storeu_ps(c + r * ldc + 16, acc[r][1]);
+  }
+}
+
+// C (M x N) = A (M x K) times the packed B (N / NR panels of K x NR); N a multiple of NR.
+__attribute__((target("avx512f"))) void gemm(int64_t M, int64_t N, int64_t K, const float* a, int64_t lda,
+                                             const float* panels, float* c, int64_t ldc) {
+  for (int64_t j = 0; j < N / NR; ++j) {
+    const float* panel = panels + j * K * NR;
+    float* cj = c + j * NR;
+    int64_t i = 0;
+    for (; i + MR <= M; i += MR) tile<MR>(K, a + i * lda, lda, panel, cj + i * ldc, ldc);
+    for (; i < M; ++i) tile<1>(K, a + i * lda, lda, panel, cj + i * ldc, ldc);
+  }
+}
+#else
+bool available() { return false; }
+void gemm(int64_t, int64_t, int64_t, const float*, int64_t, const float*, float*, int64_t) {}
+#endif
+
+// Packs the K x N matrix whose element (k, col) is at col_ptr(col)[k * stride] into panels (N a multiple of NR).
+template <typename ColPtr>
+void pack(int64_t K, int64_t N, int64_t stride, const ColPtr& col_ptr, float* panels) {
+  for (int64_t j = 0; j < N / NR; ++j)
+    for (int64_t c = 0; c < NR; ++c) {
+      const float* src = col_ptr(j * NR + c);
+      float* dst = panels + j * K * NR + c;
+      for (int64_t k = 0; k < K; ++k) dst[k * NR] = src[k * stride];
+    }
+}
+
+}  // namespace packed
+
 // The cell over units [0, n) of one batch row. x: the row's input gates (gate q of unit j at x[q * H + j]),
 // g: its share of h W_hh^T (at g[q * n + j]), cx: the previous cell state; writes h, c and the activations w
 // (at w[q * H + j]). Compiled per vector width, every call inlined, so that the loop vectorizes.
@@ -209,14 +278,23 @@ void layer_forward_cpu(const T* xg, const T* h0, const T* c0, const T* w, T* out
     const auto [a, e] = share(tid, nt, H);
     const int64_t n = e - a;
     T* wk = packed.data() + 4 * a * H;
-    for (int64_t q = 0; q < 4; ++q)
-      for (int64_t j = 0; j < n; ++j) std::copy_n(w + (q * H + a + j) * H, H, wk + (q * n + j) * H);
+    // Column q * n + j of the thread's product is gate q of unit a + j: row q * H + a + j of W_hh.
+    const auto w_row = [&](int64_t col) { return w + ((col / n) * H + a + col % n) * H; };
+    const bool panels = std::is_same_v<T, float> && packed::available() && (4 * n) % packed::NR == 0;
+    if (panels) {
+      if constexpr (std::is_same_v<T, float>) packed::pack(H, 4 * n, 1, w_row, wk);
+    } else {
+      for (int64_t col = 0; col < 4 * n; ++col) std::copy_n(w_row(col), H, wk + col * H);
+    }
     T* g = gh.data() + 4 * B * a;
     for (int64_t s = 0; s < T_; ++s) {
       const int64_t t = order.step(s), p = order.prev(t);
       const T* hp = s ? out + p * B * H : h0;
       const T* cp = s ? cy + p * B * H : c0;
-      if (n > 0) gemm<T>(true, B, 4 * n, H, hp, H, wk, H, g, 4 * n);
+      if constexpr (std::is_same_v<T, float>) {
+        if (panels) packed::gemm(B, 4 * n, H, hp, H, wk, g, 4 * n);
+      }
+      if (n > 0 && !panels) gemm<T>(true, B, 4 * n, H, hp, H, wk, H, g, 4 * n);
       for (int64_t b = 0; b < B && n > 0; ++b) {
         const int64_t row = (t * B + b) * H + a;
         cell_row<T>(xg + (t * B + b) * 4 * H + a, g + b * 4 * n, cp + b * H + a, out + row, cy + row,
@@ -233,9 +311,17 @@ void layer_backward_cpu(const T* gout, const T* c0, const T* cy, const T* ws, co
   // dh, dc: (B, H), holding the last step's gradients on entry and h0's and c0's on return.
   const int64_t T_ = d.T, B = d.B, H = d.H;
   const Order order{T_, reverse};
+  const bool can_pack = std::is_same_v<T, float> && packed::available();
+  std::vector<T> packed(can_pack ? static_cast<size_t>(4 * H * H) : 0);  // each thread's columns of W_hh
   run_team(layer_team(d), [&](int tid, int nt, SpinBarrier& barrier) {
     const auto [a, e] = share(tid, nt, H);
     const int64_t n = e - a;
+    // The thread's product: the gate gradients (B x 4H) times columns a..e of W_hh (4H x n).
+    const bool panels = can_pack && n % packed::NR == 0 && n > 0;
+    T* wk = panels ? packed.data() + 4 * H * a : nullptr;
+    if constexpr (std::is_same_v<T, float>) {
+      if (panels) packed::pack(4 * H, n, H, [&](int64_t col) { return w + a + col; }, wk);
+    }
     for (int64_t s = T_ - 1; s >= 0; --s) {
       const int64_t t = order.step(s), p = order.prev(t);
       const T* cp = s ? cy + p * B * H : c0;
@@ -245,7 +331,10 @@ void layer_backward_cpu(const T* gout, const T* c0, const T* cy, const T* ws, co
                              ws + (t * B + b) * 4 * H + a, gg + (t * B + b) * 4 * H + a, n, H);
       }
       barrier.wait();  // the product below reads every unit's gate gradients
-      if (n > 0) gemm<T>(false, B, n, 4 * H, gg + t * B * 4 * H, 4 * H, w + a, H, dh + a, H);
+      if constexpr (std::is_same_v<T, float>) {
+        if (panels) packed::gemm(B, n, 4 * H, gg + t * B * 4 * H, 4 * H, wk, dh + a, H);
+      }
+      if (n > 0 && !panels) gemm<T>(false, B, n, 4 * H, gg + t * B * 4 * H, 4 * H, w + a, H, dh + a, H);
     }
   });
 }
