@@ -1009,4 +1009,3 @@ def _apply_to_sparse(fn, grad):
     if new_values is values and new_indices is indices:
         return grad
     return _C._sparse_coo_tensor(new_indices, new_values, list(grad.shape), coalesced, False)
-
