@@ -16,10 +16,6 @@ from . import _C
 __all__ = ["sparse_coo_tensor"]
 
 
-def _is_sparse(t):
-    return _C._is_sparse(t)
-
-
 def _layout_of(t):
     from ._names import sparse_coo, strided
 
@@ -46,7 +42,8 @@ def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, pi
     """A sparse tensor in COO format: `values[k]` at index `indices[:, k]`. indices: integers of shape (sparse_dim,
     nnz); values: (nnz, *dense sizes); size: the dense shape, by default the smallest that holds every index
     (then values' dense sizes). Duplicate indices are allowed (summed by coalesce() and to_dense()). Every index is
-    checked against size whatever check_invariants says. is_coalesced=True declares the indices sorted and
+    checked against size whatever check_invariants says, and floating indices are refused, where PyTorch without
+    check_invariants takes both (an index out of range, or a fraction truncated, would be silently wrong values). is_coalesced=True declares the indices sorted and
     unique. The result shares indices and values when they are tensors of the right dtype and device."""
     from ._creation import as_tensor
     from ._tensor import Tensor
@@ -82,21 +79,18 @@ def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, pi
     return _C._sparse_coo_tensor(indices.detach(), values.detach(), list(size), bool(is_coalesced), True)
 
 
-def _parts(t):
-    return _C._sparse_parts(t)
-
-
 def _indices(t):
-    """The indices (sparse_dim, nnz), the tensor's own (not a copy), coalesced or not."""
-    return _C._sparse_parts(t)[0]
+    """A sparse tensor's indices (sparse_dim, nnz): its own tensor (not a copy), coalesced or not."""
+    return _check_sparse(t, "_indices")[0]
 
 
 def _values(t):
-    """The values (nnz, *dense sizes), the tensor's own (not a copy), coalesced or not."""
-    return _C._sparse_parts(t)[1]
+    """A sparse tensor's values (nnz, *dense sizes): its own tensor (not a copy), coalesced or not."""
+    return _check_sparse(t, "_values")[1]
 
 
 def indices(t):
+    """A coalesced sparse tensor's indices (sparse_dim, nnz)."""
     indices_, _, coalesced = _check_sparse(t, "indices")
     if not coalesced:
         raise RuntimeError("Cannot get indices on an uncoalesced tensor, please call .coalesce() first")
@@ -104,6 +98,7 @@ def indices(t):
 
 
 def values(t):
+    """A coalesced sparse tensor's values (nnz, *dense sizes)."""
     _, values_, coalesced = _check_sparse(t, "values")
     if not coalesced:
         raise RuntimeError("Cannot get values on an uncoalesced tensor, please call .coalesce() first")
@@ -117,18 +112,22 @@ def _check_sparse(t, op):
 
 
 def nnz(t):
+    """_nnz(): the number of values a sparse tensor stores (duplicates included until coalesce())."""
     return _check_sparse(t, "_nnz")[0].shape[1]
 
 
 def sparse_dim(t):
+    """The number of sparse dims (0 for a dense tensor)."""
     return _C._sparse_parts(t)[0].shape[0] if _C._is_sparse(t) else 0
 
 
 def dense_dim(t):
+    """The number of dense dims (all of a dense tensor's)."""
     return t.dim() - sparse_dim(t)
 
 
 def is_coalesced(t):
+    """Whether a sparse tensor's indices are sorted and unique."""
     return _check_sparse(t, "is_coalesced")[2]
 
 
@@ -225,16 +224,3 @@ def zero_(t):
     _C._sparse_set_parts(t, empty((indices_.shape[0], 0), dtype=_C.int64, device=indices_.device),
                          empty((0,) + tuple(values_.shape[1:]), dtype=values_.dtype, device=values_.device), True)
     return t
-
-
-def clone(t):
-    return _C._sparse_clone(t)
-
-
-def add(a, b):
-    """a + b where either is sparse: sparse + sparse is sparse (uncoalesced), with a dense operand dense."""
-    return _C._sparse_add(a, b)
-
-
-def refuse(op):
-    raise NotImplementedError(f"{op}: sparse COO tensors are not supported; convert with .to_dense() first")

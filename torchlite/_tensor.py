@@ -1,5 +1,5 @@
 """torchlite.Tensor: the Python class every tensor is an instance of."""
-from . import _C
+from . import _C, _sparse
 
 
 class Tensor(_C.TensorBase):
@@ -37,9 +37,7 @@ class Tensor(_C.TensorBase):
     @property
     def layout(self):
         """The memory layout: torchlite.strided, or torchlite.sparse_coo for a sparse tensor."""
-        from ._sparse import _layout_of
-
-        return _layout_of(self)
+        return _sparse._layout_of(self)
 
     # ------------------------------------------------------------ sparse COO tensors (torchlite/_sparse.py)
     @property
@@ -47,77 +45,18 @@ class Tensor(_C.TensorBase):
         """Whether the tensor is a sparse COO tensor (nn.Embedding(sparse=True)'s gradient, sparse_coo_tensor)."""
         return _C._is_sparse(self)
 
-    def _indices(self):
-        """A sparse tensor's indices (sparse_dim, nnz), its own tensor, coalesced or not."""
-        from ._sparse import _check_sparse
-
-        return _check_sparse(self, "_indices")[0]
-
-    def _values(self):
-        """A sparse tensor's values (nnz, *dense sizes), its own tensor, coalesced or not."""
-        from ._sparse import _check_sparse
-
-        return _check_sparse(self, "_values")[1]
-
-    def indices(self):
-        """A coalesced sparse tensor's indices (sparse_dim, nnz)."""
-        from ._sparse import indices
-
-        return indices(self)
-
-    def values(self):
-        """A coalesced sparse tensor's values (nnz, *dense sizes)."""
-        from ._sparse import values
-
-        return values(self)
-
-    def _nnz(self):
-        """The number of values a sparse tensor stores (duplicates included until coalesce())."""
-        from ._sparse import nnz
-
-        return nnz(self)
-
-    def sparse_dim(self):
-        """The number of sparse dims (0 for a dense tensor)."""
-        from ._sparse import sparse_dim
-
-        return sparse_dim(self)
-
-    def dense_dim(self):
-        """The number of dense dims (all of a dense tensor's)."""
-        from ._sparse import dense_dim
-
-        return dense_dim(self)
-
-    def is_coalesced(self):
-        """Whether a sparse tensor's indices are sorted and unique."""
-        from ._sparse import is_coalesced
-
-        return is_coalesced(self)
-
-    def coalesce(self):
-        """A sparse tensor with sorted, unique indices (duplicates' values summed); itself when already so."""
-        from ._sparse import coalesce
-
-        return coalesce(self)
-
-    def _coalesced_(self, coalesced):
-        """Declares a sparse tensor's indices sorted and unique (or not), in place."""
-        from ._sparse import set_coalesced
-
-        return set_coalesced(self, coalesced)
-
-    def to_dense(self, dtype=None, *, masked_grad=None):
-        """A sparse tensor's dense values (duplicates summed); a dense tensor itself."""
-        from ._sparse import to_dense
-
-        return to_dense(self, dtype, masked_grad=masked_grad)
-
-    def to_sparse(self, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=None):
-        """The tensor as a coalesced sparse COO tensor of its nonzero entries (over its first sparse_dim dims)."""
-        from ._sparse import to_sparse
-
-        return to_sparse(self, sparse_dim, layout=layout, blocksize=blocksize, dense_dim=dense_dim)
+    _indices = _sparse._indices
+    _values = _sparse._values
+    indices = _sparse.indices
+    values = _sparse.values
+    _nnz = _sparse.nnz
+    sparse_dim = _sparse.sparse_dim
+    dense_dim = _sparse.dense_dim
+    is_coalesced = _sparse.is_coalesced
+    coalesce = _sparse.coalesce
+    _coalesced_ = _sparse.set_coalesced
+    to_dense = _sparse.to_dense
+    to_sparse = _sparse.to_sparse
 
     def to_sparse_coo(self):
         """The tensor as a coalesced sparse COO tensor (to_sparse())."""

@@ -57,9 +57,6 @@ void init_sparse(py::module_& m) {
   }, "Replaces a sparse tensor's indices, values and coalesced flag in place (zero_, _coalesced_).");
   m.def("_sparse_to_dense", [](py::handle t) { return wrap_obj(sparse::to_dense(tensor_arg(t, "to_dense", "self"))); },
         "The dense tensor of a sparse COO tensor (duplicate indices summed).");
-  m.def("_sparse_add", [](py::handle a, py::handle b) {
-    return wrap_obj(sparse::add(tensor_arg(a, "add", "self"), tensor_arg(b, "add", "other")));
-  }, "a + b where either is sparse: sparse + sparse is sparse (uncoalesced), sparse + dense is dense.");
   m.def("_sparse_clone", [](py::handle t) { return wrap_obj(sparse::clone(tensor_arg(t, "clone", "self"))); },
         "A sparse tensor with copies of the indices and values.");
 }

@@ -157,8 +157,8 @@ class Optimizer:
     """Base class for all optimizers: holds `param_groups` (dicts with the parameters and their options,
     missing options taken from `defaults`) and `state` (a dict of per-parameter state)."""
 
-    # Sparse gradients (nn.Embedding(sparse=True)): SGD and Adagrad take them (densified), SparseAdam needs them,
-    # the others refuse them with PyTorch's message (_base._params_with_grad).
+    # Sparse gradients (nn.Embedding(sparse=True)): SGD and Adagrad take them (densified), the others that go
+    # through _base._params_with_grad refuse them with PyTorch's message (SparseAdam reads them itself).
     _takes_sparse_grads = False
 
     @property

@@ -16,8 +16,6 @@ class SparseAdam(Optimizer):
     parameters must be dense and their gradients sparse (nn.Embedding(..., sparse=True)); the moments are dense
     tensors like the parameter."""
 
-    _takes_sparse_grads = True
-
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, maximize=False):
         if not 0.0 < eps:
             raise ValueError(f"Invalid epsilon value: {eps}")
