@@ -156,6 +156,51 @@ def test_lstm_layer_kernel_matches_the_step_loop(monkeypatch, threads, dtype, ba
         np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=tol, atol=tol)
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("dtype,hidden,inputs", [
+    # float32 with hidden a multiple of 8 runs the input's product in the forward's steps (packed panels on
+    # CPUs with AVX-512), and with an input size a multiple of 32 the input's gradient in the backward's steps
+    # (96 hidden units: a product large enough for 2 threads, which then share the 64 columns as 32 + 32);
+    # 40 inputs leave the gradient to one product after the steps; float64 and 12 hidden units take the
+    # product over all steps first.
+    ("float32", 96, 64), ("float32", 96, 40), ("float32", 12, 64), ("float64", 96, 64),
+])
+@pytest.mark.parametrize("bias", [True, False])
+def test_lstm_layer_input_form_matches_the_gates_form(threads, dtype, hidden, inputs, bias):
+    # _lstm_layer(x, ..., w_ih, bias) computes the gates x W_ih^T + bias itself; it must give what the gates
+    # form gives, and _lstm_layer_backward(..., w_ih) the input's gradient grad_gates @ w_ih.
+    before = tl.get_num_threads()
+    tl.set_num_threads(threads)
+    try:
+        tl.manual_seed(1)
+        dt = getattr(tl, dtype)
+        T, B = 5, 11
+        x = tl.randn(T, B, inputs, dtype=dt)
+        w_ih, w_hh = tl.randn(4 * hidden, inputs, dtype=dt) * 0.2, tl.randn(4 * hidden, hidden, dtype=dt) * 0.2
+        b = tl.randn(4 * hidden, dtype=dt) if bias else None
+        h0, c0 = tl.randn(B, hidden, dtype=dt), tl.randn(B, hidden, dtype=dt)
+        gates = (x.reshape(T * B, inputs) @ w_ih.t() + (b if bias else 0)).reshape(T, B, 4 * hidden)
+        f = tl._C._functions
+        tol = 2e-5 if dtype == "float32" else 1e-12
+        for reverse in (False, True):
+            want = f._lstm_layer(gates, h0, c0, w_hh, reverse)
+            got = f._lstm_layer(x, h0, c0, w_hh, reverse, w_ih, b)
+            for a, e in zip(got, want):
+                np.testing.assert_allclose(a.numpy(), e.numpy(), rtol=tol, atol=tol)
+            out, cy, ws = want
+            go = tl.randn(T, B, hidden, dtype=dt)
+            ghn, gcn = tl.randn(B, hidden, dtype=dt), tl.randn(B, hidden, dtype=dt)
+            gg, dh0, dc0, dx = f._lstm_layer_backward(go, ghn, gcn, c0, cy, ws, w_hh, reverse, w_ih)
+            gg2, dh02, dc02, empty = f._lstm_layer_backward(go, ghn, gcn, c0, cy, ws, w_hh, reverse)
+            assert empty.shape == (0,) and dx.shape == (T, B, inputs)
+            for a, e in zip((gg, dh0, dc0), (gg2, dh02, dc02)):
+                np.testing.assert_allclose(a.numpy(), e.numpy(), rtol=tol, atol=tol)
+            want_dx = (gg2.reshape(T * B, 4 * hidden) @ w_ih).reshape(T, B, inputs)
+            np.testing.assert_allclose(dx.numpy(), want_dx.numpy(), rtol=tol, atol=tol)
+    finally:
+        tl.set_num_threads(before)
+
+
 @pytest.mark.parametrize("cls,kw", [("LSTM", {}), ("GRU", {}), ("RNN", {}),
                                     ("LSTM", {"num_layers": 2, "bidirectional": True, "proj_size": 2})])
 def test_double_backward_through_a_layer(cls, kw):

@@ -24,6 +24,7 @@
 #endif
 
 #include "core/Parallel.h"
+#include "core/TensorFactory.h"
 #include "dispatch/ExactMeta.h"
 #include "kernels/Rnn.h"
 #include "kernels/RnnMath.h"
@@ -36,8 +37,10 @@
 #include "ops/contiguous.h"
 #include "ops/copy.h"
 #include "ops/mm.h"
+#include "ops/reshape.h"
 #include "ops/select.h"
 #include "ops/t.h"
+#include "ops/fill.h"
 
 namespace torchlite {
 
@@ -62,6 +65,39 @@ LayerDims check_layer(const char* op, const Tensor& gates, const Tensor& state, 
   rnn::check_like(op, "w_hh", w_hh, state, 4 * d.H, d.H);
   TL_CHECK(d.B <= INT32_MAX && 4 * d.H <= INT32_MAX, op, ": a batch of ", d.B, " and a hidden size of ", d.H,
            " exceed the matrix sizes BLAS takes (32-bit)");
+  return d;
+}
+
+// The forward's input: the gates (T, B, 4H) without w_ih; with it, x (T, B, I), w_ih (4H, I) and bias (4H).
+LayerDims check_forward(const char* op, const Tensor& input, const Tensor& h0, const Tensor& w_hh,
+                        const std::optional<Tensor>& w_ih, const std::optional<Tensor>& bias) {
+  if (!w_ih) {
+    TL_CHECK(!bias, op, ": a bias needs w_ih (without it, the input already holds the gates)");
+    return check_layer(op, input, h0, w_hh);
+  }
+  rnn::check_floating(op, input);
+  TL_CHECK(input.dim() == 3, op, ": expected a 3-D input (steps, batch, input size) with w_ih, got ",
+           to_string(input.sizes()));
+  TL_CHECK(h0.dim() == 2, op, ": expected a 2-D state (batch, hidden), got ", to_string(h0.sizes()));
+  const LayerDims d{input.sizes()[0], h0.sizes()[0], h0.sizes()[1]};
+  const int64_t I = input.sizes()[2];
+  TL_CHECK(input.sizes()[1] == d.B, op, ": expected an input of batch ", d.B, " (h0's), got ",
+           to_string(input.sizes()));
+  TL_CHECK(input.scalar_type() == h0.scalar_type() && input.device() == h0.device(), op,
+           ": expected the input and states of one dtype on one device, got ", scalar_type_name(input.scalar_type()),
+           " on ", to_string(input.device()), " and ", scalar_type_name(h0.scalar_type()), " on ",
+           to_string(h0.device()));
+  rnn::check_like(op, "w_ih", *w_ih, h0, 4 * d.H, I);
+  if (bias) {
+    TL_CHECK(bias->dim() == 1 && bias->sizes()[0] == 4 * d.H, op, ": expected bias of size [", 4 * d.H, "], got ",
+             to_string(bias->sizes()));
+    TL_CHECK(bias->scalar_type() == h0.scalar_type() && bias->device() == h0.device(), op, ": expected bias of ",
+             scalar_type_name(h0.scalar_type()), " on ", to_string(h0.device()), ", got ",
+             scalar_type_name(bias->scalar_type()), " on ", to_string(bias->device()));
+  }
+  rnn::check_like(op, "w_hh", w_hh, h0, 4 * d.H, d.H);
+  TL_CHECK(d.B <= INT32_MAX && 4 * d.H <= INT32_MAX && I <= INT32_MAX, op, ": a batch of ", d.B,
+           ", a hidden size of ", d.H, " and an input size of ", I, " exceed the matrix sizes BLAS takes (32-bit)");
   return d;
 }
 
@@ -143,11 +179,15 @@ bool available() {
 }
 
 // R rows of C (row stride ldc) = R rows of A (row stride lda) times one panel (K x NR).
-template <int R>
+// kAdd: C += the product instead.
+template <int R, bool kAdd>
 __attribute__((target("avx512f"), always_inline)) inline void tile(int64_t K, const float* a, int64_t lda,
                                                                    const float* panel, float* c, int64_t ldc) {
   __m512 acc[R][2];
-  for (int r = 0; r < R; ++r) acc[r][0] = acc[r][1] = _mm512_setzero_ps();
+  for (int r = 0; r < R; ++r) {
+    acc[r][0] = kAdd ? _mm512_loadu_ps(c + r * ldc) : _mm512_setzero_ps();
+    acc[r][1] = kAdd ? _mm512_loadu_ps(c + r * ldc + 16) : _mm512_setzero_ps();
+  }
   for (int64_t k = 0; k < K; ++k) {
     const __m512 b0 = _mm512_loadu_ps(panel + k * NR), b1 = _mm512_loadu_ps(panel + k * NR + 16);
     for (int r = 0; r < R; ++r) {
@@ -162,20 +202,25 @@ __attribute__((target("avx512f"), always_inline)) inline void tile(int64_t K, co
   }
 }
 
-// C (M x N) = A (M x K) times the packed B (N / NR panels of K x NR); N a multiple of NR.
-__attribute__((target("avx512f"))) void gemm(int64_t M, int64_t N, int64_t K, const float* a, int64_t lda,
-                                             const float* panels, float* c, int64_t ldc) {
+// C (M x N) = A (M x K) times the packed B (N / NR panels of K x NR), or C += it (add); N a multiple of NR.
+template <bool kAdd>
+__attribute__((target("avx512f"))) void gemm_impl(int64_t M, int64_t N, int64_t K, const float* a, int64_t lda,
+                                                  const float* panels, float* c, int64_t ldc) {
   for (int64_t j = 0; j < N / NR; ++j) {
     const float* panel = panels + j * K * NR;
     float* cj = c + j * NR;
     int64_t i = 0;
-    for (; i + MR <= M; i += MR) tile<MR>(K, a + i * lda, lda, panel, cj + i * ldc, ldc);
-    for (; i < M; ++i) tile<1>(K, a + i * lda, lda, panel, cj + i * ldc, ldc);
+    for (; i + MR <= M; i += MR) tile<MR, kAdd>(K, a + i * lda, lda, panel, cj + i * ldc, ldc);
+    for (; i < M; ++i) tile<1, kAdd>(K, a + i * lda, lda, panel, cj + i * ldc, ldc);
   }
+}
+void gemm(int64_t M, int64_t N, int64_t K, const float* a, int64_t lda, const float* panels, float* c, int64_t ldc,
+          bool add = false) {
+  (add ? &gemm_impl<true> : &gemm_impl<false>)(M, N, K, a, lda, panels, c, ldc);
 }
 #else
 bool available() { return false; }
-void gemm(int64_t, int64_t, int64_t, const float*, int64_t, const float*, float*, int64_t) {}
+void gemm(int64_t, int64_t, int64_t, const float*, int64_t, const float*, float*, int64_t, bool = false) {}
 #endif
 
 // Packs the K x N matrix whose element (k, col) is at col_ptr(col)[k * stride] into panels (N a multiple of NR).
@@ -267,60 +312,123 @@ std::pair<int64_t, int64_t> share(int tid, int nt, int64_t H) {
   return {b, b + per < H ? b + per : H};
 }
 
+// n elements of scratch memory from the caching allocator, kept alive by `holder`. A std::vector of megabytes
+// would go back to the system after every call and be faulted in again page by page by the next one (about 1,000
+// page faults, 2 ms, per forward and backward of the benchmark's layer).
 template <typename T>
-void layer_forward_cpu(const T* xg, const T* h0, const T* c0, const T* w, T* out, T* cy, T* ws, const LayerDims& d,
-                       bool reverse) {
-  const int64_t T_ = d.T, B = d.B, H = d.H;
+T* scratch(Tensor& holder, int64_t n) {
+  if (n == 0) return nullptr;
+  holder = empty_tensor({n}, ScalarTypeOf<T>::value);
+  return holder.data<T>();
+}
+
+// Thread tid's columns among nt of the input's gradient (I of them): [begin, end), in multiples of NR.
+std::pair<int64_t, int64_t> share_columns(int tid, int nt, int64_t I) {
+  const int64_t per = ((I + nt - 1) / nt + packed::NR - 1) / packed::NR * packed::NR;
+  const int64_t b = tid * per < I ? tid * per : I;
+  return {b, b + per < I ? b + per : I};
+}
+
+// The forward runs every step's product with the input in its steps (x_t W_ih^T, then + h W_hh^T into the same
+// accumulators) where both products take packed panels: float32 on CPUs with AVX-512, and whole panels for every
+// thread (4 gates x its units, a multiple of 8 units: H a multiple of 8). A product of W_ih's 4H rows with the
+// steps' inputs then runs where W_hh's does, out of the same cache, instead of one BLAS product beforehand whose
+// result (T, B, 4H) each step reads back.
+bool forward_takes_input(const Tensor& h0, int64_t H) {
+  return h0.device().is_cpu() && h0.scalar_type() == ScalarType::Float && packed::available() && H % 8 == 0;
+}
+
+// The backward's input gradient, each step's gate gradients times W_ih, in its steps: with panels for every
+// thread's share of the I columns (I a multiple of NR).
+bool backward_takes_input(const Tensor& c0, int64_t I) {
+  return c0.device().is_cpu() && c0.scalar_type() == ScalarType::Float && packed::available() &&
+         I % packed::NR == 0;
+}
+
+// The layer's input when the steps compute its product: x (T, B, I) and w_ih (4H, I) contiguous, bias (4H) or null.
+template <typename T>
+struct StepInput {
+  const T* x = nullptr;
+  const T* w_ih = nullptr;
+  const T* bias = nullptr;
+  int64_t I = 0;
+};
+
+// xg: the input gates (T, B, 4H), or null with `in` (the steps compute them).
+template <typename T>
+void layer_forward_cpu(const T* xg, const StepInput<T>& in, const T* h0, const T* c0, const T* w, T* out, T* cy,
+                       T* ws, const LayerDims& d, bool reverse) {
+  const int64_t T_ = d.T, B = d.B, H = d.H, I = in.I;
   const Order order{T_, reverse};
-  std::vector<T> packed(static_cast<size_t>(4 * H * H));  // each thread's four gate blocks of W_hh rows
-  std::vector<T> gh(static_cast<size_t>(4 * B * H));      // each thread's share of h W_hh^T
+  const bool fused = xg == nullptr;
+  Tensor holders[3];
+  T* packed = scratch<T>(holders[0], 4 * H * H);                 // each thread's four gate blocks of W_hh rows
+  T* packed_ih = scratch<T>(holders[1], fused ? 4 * H * I : 0);  // and of W_ih rows
+  T* gh = scratch<T>(holders[2], 4 * B * H);                     // each thread's share of the steps' products
+  std::vector<T> zeros(fused && !in.bias ? static_cast<size_t>(4 * H) : 0);
+  const T* bias = in.bias ? in.bias : zeros.data();
   run_team(layer_team(d), [&](int tid, int nt, SpinBarrier& barrier) {
     const auto [a, e] = share(tid, nt, H);
     const int64_t n = e - a;
-    T* wk = packed.data() + 4 * a * H;
-    // Column q * n + j of the thread's product is gate q of unit a + j: row q * H + a + j of W_hh.
+    T* wk = packed + 4 * a * H;
+    // Column q * n + j of the thread's product is gate q of unit a + j: row q * H + a + j of W_hh (and W_ih).
     const auto w_row = [&](int64_t col) { return w + ((col / n) * H + a + col % n) * H; };
     const bool panels = std::is_same_v<T, float> && packed::available() && (4 * n) % packed::NR == 0;
+    T* wk_ih = fused ? packed_ih + 4 * a * I : nullptr;
     if (panels) {
-      if constexpr (std::is_same_v<T, float>) packed::pack(H, 4 * n, 1, w_row, wk);
+      if constexpr (std::is_same_v<T, float>) {
+        packed::pack(H, 4 * n, 1, w_row, wk);
+        if (fused) packed::pack(I, 4 * n, 1, [&](int64_t col) { return in.w_ih + ((col / n) * H + a + col % n) * I; },
+                                wk_ih);
+      }
     } else {
       for (int64_t col = 0; col < 4 * n; ++col) std::copy_n(w_row(col), H, wk + col * H);
     }
-    T* g = gh.data() + 4 * B * a;
+    T* g = gh + 4 * B * a;
     for (int64_t s = 0; s < T_; ++s) {
       const int64_t t = order.step(s), p = order.prev(t);
       const T* hp = s ? out + p * B * H : h0;
       const T* cp = s ? cy + p * B * H : c0;
       if constexpr (std::is_same_v<T, float>) {
-        if (panels) packed::gemm(B, 4 * n, H, hp, H, wk, g, 4 * n);
+        if (panels && fused) packed::gemm(B, 4 * n, I, in.x + t * B * I, I, wk_ih, g, 4 * n);
+        if (panels) packed::gemm(B, 4 * n, H, hp, H, wk, g, 4 * n, fused);
       }
       if (n > 0 && !panels) gemm<T>(true, B, 4 * n, H, hp, H, wk, H, g, 4 * n);
       for (int64_t b = 0; b < B && n > 0; ++b) {
         const int64_t row = (t * B + b) * H + a;
-        cell_row<T>(xg + (t * B + b) * 4 * H + a, g + b * 4 * n, cp + b * H + a, out + row, cy + row,
-                    ws + (t * B + b) * 4 * H + a, n, H);
+        // The input gates of the row, or the bias alone when the product above holds the input's part.
+        const T* x_row = fused ? bias + a : xg + (t * B + b) * 4 * H + a;
+        cell_row<T>(x_row, g + b * 4 * n, cp + b * H + a, out + row, cy + row, ws + (t * B + b) * 4 * H + a, n, H);
       }
       barrier.wait();  // the next step reads all of this step's h
     }
   });
 }
 
+// dx: null, or the input's gradient (T, B, I) = each step's gate gradients times w_ih (4H, I), computed in the
+// steps (backward_takes_input).
 template <typename T>
 void layer_backward_cpu(const T* gout, const T* c0, const T* cy, const T* ws, const T* w, T* gg,
-                        T* dh, T* dc, const LayerDims& d, bool reverse) {
+                        T* dh, T* dc, const LayerDims& d, bool reverse, const T* w_ih, int64_t I, T* dx) {
   // dh, dc: (B, H), holding the last step's gradients on entry and h0's and c0's on return.
   const int64_t T_ = d.T, B = d.B, H = d.H;
   const Order order{T_, reverse};
   const bool can_pack = std::is_same_v<T, float> && packed::available();
-  std::vector<T> packed(can_pack ? static_cast<size_t>(4 * H * H) : 0);  // each thread's columns of W_hh
+  Tensor holders[2];
+  T* packed = scratch<T>(holders[0], can_pack ? 4 * H * H : 0);  // each thread's columns of W_hh
+  T* packed_ih = scratch<T>(holders[1], dx ? 4 * H * I : 0);    // and of W_ih
   run_team(layer_team(d), [&](int tid, int nt, SpinBarrier& barrier) {
     const auto [a, e] = share(tid, nt, H);
     const int64_t n = e - a;
     // The thread's product: the gate gradients (B x 4H) times columns a..e of W_hh (4H x n).
     const bool panels = can_pack && n % packed::NR == 0 && n > 0;
-    T* wk = panels ? packed.data() + 4 * H * a : nullptr;
+    T* wk = panels ? packed + 4 * H * a : nullptr;
+    // And times its columns xa..xe of W_ih, for the input's gradient.
+    const auto [xa, xe] = share_columns(tid, nt, I);
+    T* wk_ih = dx && xe > xa ? packed_ih + 4 * H * xa : nullptr;
     if constexpr (std::is_same_v<T, float>) {
       if (panels) packed::pack(4 * H, n, H, [&](int64_t col) { return w + a + col; }, wk);
+      if (wk_ih) packed::pack(4 * H, xe - xa, I, [&](int64_t col) { return w_ih + xa + col; }, wk_ih);
     }
     for (int64_t s = T_ - 1; s >= 0; --s) {
       const int64_t t = order.step(s), p = order.prev(t);
@@ -333,6 +441,7 @@ void layer_backward_cpu(const T* gout, const T* c0, const T* cy, const T* ws, co
       barrier.wait();  // the product below reads every unit's gate gradients
       if constexpr (std::is_same_v<T, float>) {
         if (panels) packed::gemm(B, n, 4 * H, gg + t * B * 4 * H, 4 * H, wk, dh + a, H);
+        if (wk_ih) packed::gemm(B, xe - xa, 4 * H, gg + t * B * 4 * H, 4 * H, wk_ih, dx + t * B * I + xa, I);
       }
       if (n > 0 && !panels) gemm<T>(false, B, n, 4 * H, gg + t * B * 4 * H, 4 * H, w + a, H, dh + a, H);
     }
@@ -349,20 +458,27 @@ void finish(const Tensor& out, const Tensor& computed) {
   if (!out.is_same(computed)) copy_(out, computed);
 }
 
+// The input's gradient (T, B, I) as one product over all steps: the gates' gradients (T, B, 4H) times w_ih.
+void input_gradient(const Tensor& grad_gates, const Tensor& w_ih, const LayerDims& d, const Tensor& out) {
+  copy_(out, reshape(mm(reshape(grad_gates, {d.T * d.B, 4 * d.H}), w_ih), {d.T, d.B, w_ih.sizes()[1]}));
+}
+
 }  // namespace
 
-std::array<TensorMeta, 3> meta::lstm_layer_meta(const Tensor& input_gates, const Tensor& h0, const Tensor& c0,
-                                                const Tensor& w_hh, bool reverse) {
+std::array<TensorMeta, 3> meta::lstm_layer_meta(const Tensor& input, const Tensor& h0, const Tensor& c0,
+                                                const Tensor& w_hh, bool reverse, const std::optional<Tensor>& w_ih,
+                                                const std::optional<Tensor>& bias) {
   (void)reverse;
   const char* op = "_lstm_layer";
-  const LayerDims d = check_layer(op, input_gates, h0, w_hh);
+  const LayerDims d = check_forward(op, input, h0, w_hh, w_ih, bias);
   rnn::check_like(op, "c0", c0, h0, d.B, d.H);
   return {sized(h0, {d.T, d.B, d.H}), sized(h0, {d.T, d.B, d.H}), sized(h0, {d.T, d.B, 4 * d.H})};
 }
 
-std::array<TensorMeta, 3> meta::lstm_layer_backward_meta(const Tensor& grad_output, const Tensor& grad_hn,
+std::array<TensorMeta, 4> meta::lstm_layer_backward_meta(const Tensor& grad_output, const Tensor& grad_hn,
                                                          const Tensor& grad_cn, const Tensor& c0, const Tensor& cy,
-                                                         const Tensor& workspace, const Tensor& w_hh, bool reverse) {
+                                                         const Tensor& workspace, const Tensor& w_hh, bool reverse,
+                                                         const std::optional<Tensor>& w_ih) {
   (void)reverse;
   const char* op = "_lstm_layer_backward";
   const LayerDims d = check_layer(op, workspace, c0, w_hh);
@@ -375,23 +491,48 @@ std::array<TensorMeta, 3> meta::lstm_layer_backward_meta(const Tensor& grad_outp
              " of dtype ", scalar_type_name(c0.scalar_type()), " on ", to_string(c0.device()), ", got ",
              scalar_type_name(t->scalar_type()), " on ", to_string(t->device()));
   }
-  return {sized(c0, {d.T, d.B, 4 * d.H}), sized(c0, {d.B, d.H}), sized(c0, {d.B, d.H})};
+  if (w_ih) {
+    TL_CHECK(w_ih->dim() == 2 && w_ih->sizes()[0] == 4 * d.H, op, ": expected w_ih of size [", 4 * d.H,
+             ", input size], got ", to_string(w_ih->sizes()));
+    rnn::check_like(op, "w_ih", *w_ih, c0, 4 * d.H, w_ih->sizes()[1]);
+  }
+  const DimVector input_sizes = w_ih ? DimVector{d.T, d.B, w_ih->sizes()[1]} : DimVector{0};
+  return {sized(c0, {d.T, d.B, 4 * d.H}), sized(c0, {d.B, d.H}), sized(c0, {d.B, d.H}), sized(c0, input_sizes)};
 }
 
-void kernels::lstm_layer_out_any_device(const Tensor& input_gates, const Tensor& h0, const Tensor& c0,
-                                        const Tensor& w_hh, bool reverse, const Tensor& out0, const Tensor& out1,
+void kernels::lstm_layer_out_any_device(const Tensor& input, const Tensor& h0, const Tensor& c0, const Tensor& w_hh,
+                                        bool reverse, const std::optional<Tensor>& w_ih,
+                                        const std::optional<Tensor>& bias, const Tensor& out0, const Tensor& out1,
                                         const Tensor& out2) {
-  const LayerDims d = check_layer("_lstm_layer", input_gates, h0, w_hh);
+  const LayerDims d = check_forward("_lstm_layer", input, h0, w_hh, w_ih, bias);
   if (d.T * d.B * d.H == 0) return;
   const Order order{d.T, reverse};
+  if (w_ih && forward_takes_input(h0, d.H)) {
+    const Tensor x = contiguous(input), wi = contiguous(*w_ih), b = bias ? contiguous(*bias) : Tensor();
+    const Tensor h = contiguous(h0), c = contiguous(c0), w = contiguous(w_hh);
+    const Tensor out = target(out0), cy = target(out1), ws = target(out2);
+    const StepInput<float> in{x.data<float>(), wi.data<float>(), bias ? b.data<float>() : nullptr, x.sizes()[2]};
+    layer_forward_cpu<float>(nullptr, in, h.data<float>(), c.data<float>(), w.data<float>(), out.data<float>(),
+                             cy.data<float>(), ws.data<float>(), d, reverse);
+    finish(out0, out);
+    finish(out1, cy);
+    finish(out2, ws);
+    return;
+  }
+  // Elsewhere the input gates are one product over all steps first.
+  Tensor input_gates = input;
+  if (w_ih) {
+    const Tensor flat = reshape(input, {d.T * d.B, input.sizes()[2]});
+    input_gates = reshape(bias ? addmm(*bias, flat, t(*w_ih)) : mm(flat, t(*w_ih)), {d.T, d.B, 4 * d.H});
+  }
   if (layer_on_cpu(h0)) {
     const Tensor xg = contiguous(input_gates), h = contiguous(h0), c = contiguous(c0), w = contiguous(w_hh);
     const Tensor out = target(out0), cy = target(out1), ws = target(out2);
     if (h0.scalar_type() == ScalarType::Float) {
-      layer_forward_cpu<float>(xg.data<float>(), h.data<float>(), c.data<float>(), w.data<float>(),
+      layer_forward_cpu<float>(xg.data<float>(), {}, h.data<float>(), c.data<float>(), w.data<float>(),
                                out.data<float>(), cy.data<float>(), ws.data<float>(), d, reverse);
     } else {
-      layer_forward_cpu<double>(xg.data<double>(), h.data<double>(), c.data<double>(), w.data<double>(),
+      layer_forward_cpu<double>(xg.data<double>(), {}, h.data<double>(), c.data<double>(), w.data<double>(),
                                 out.data<double>(), cy.data<double>(), ws.data<double>(), d, reverse);
     }
     finish(out0, out);
@@ -416,7 +557,8 @@ void kernels::lstm_layer_out_any_device(const Tensor& input_gates, const Tensor&
 void kernels::lstm_layer_backward_out_any_device(const Tensor& grad_output, const Tensor& grad_hn,
                                                  const Tensor& grad_cn, const Tensor& c0, const Tensor& cy,
                                                  const Tensor& workspace, const Tensor& w_hh, bool reverse,
-                                                 const Tensor& out0, const Tensor& out1, const Tensor& out2) {
+                                                 const std::optional<Tensor>& w_ih, const Tensor& out0,
+                                                 const Tensor& out1, const Tensor& out2, const Tensor& out3) {
   const LayerDims d = check_layer("_lstm_layer_backward", workspace, c0, w_hh);
   const Order order{d.T, reverse};
   if (d.T * d.B * d.H == 0) {
@@ -424,8 +566,11 @@ void kernels::lstm_layer_backward_out_any_device(const Tensor& grad_output, cons
       copy_(out1, grad_hn);
       copy_(out2, grad_cn);
     }
+    if (w_ih && out3.numel()) fill_(out3, Scalar(0));  // no steps: no gradient reaches the input (T = 0 or H = 0)
     return;
   }
+  const int64_t I = w_ih ? w_ih->sizes()[1] : 0;
+  const bool steps_take_input = w_ih && backward_takes_input(c0, I);
   if (layer_on_cpu(c0)) {
     const Tensor go = contiguous(grad_output), c = contiguous(c0), cys = contiguous(cy), ws = contiguous(workspace);
     const Tensor w = contiguous(w_hh);
@@ -433,16 +578,22 @@ void kernels::lstm_layer_backward_out_any_device(const Tensor& grad_output, cons
     copy_(dh, grad_hn);
     copy_(dc, grad_cn);
     if (c0.scalar_type() == ScalarType::Float) {
+      const Tensor wi = steps_take_input ? contiguous(*w_ih) : Tensor();
+      const Tensor dx = steps_take_input ? target(out3) : Tensor();
       layer_backward_cpu<float>(go.data<float>(), c.data<float>(), cys.data<float>(), ws.data<float>(),
-                                w.data<float>(), gg.data<float>(), dh.data<float>(), dc.data<float>(), d, reverse);
+                                w.data<float>(), gg.data<float>(), dh.data<float>(), dc.data<float>(), d, reverse,
+                                steps_take_input ? wi.data<float>() : nullptr, I,
+                                steps_take_input ? dx.data<float>() : nullptr);
+      if (steps_take_input) finish(out3, dx);
     } else {
       layer_backward_cpu<double>(go.data<double>(), c.data<double>(), cys.data<double>(),
                                  ws.data<double>(), w.data<double>(), gg.data<double>(), dh.data<double>(),
-                                 dc.data<double>(), d, reverse);
+                                 dc.data<double>(), d, reverse, nullptr, 0, nullptr);
     }
     finish(out0, gg);
     finish(out1, dh);
     finish(out2, dc);
+    if (w_ih && !steps_take_input) input_gradient(out0, *w_ih, d, out3);
     return;
   }
   Tensor dh = grad_hn, dc = grad_cn;
@@ -457,6 +608,7 @@ void kernels::lstm_layer_backward_out_any_device(const Tensor& grad_output, cons
   }
   copy_(out1, dh);
   copy_(out2, dc);
+  if (w_ih) input_gradient(out0, *w_ih, d, out3);
 }
 
 }  // namespace torchlite

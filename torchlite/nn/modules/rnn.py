@@ -122,16 +122,18 @@ class _Recurrence(Function):
         ctx.inputs = (data, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr)
         ctx.layer = _layer_applies(mode, data, h0, c0, w_hh, w_hr, batch_sizes)
         if ctx.layer:
-            # The whole recurrence in one kernel (_lstm_layer): every step's h is the output.
-            T, B, H = len(batch_sizes), batch_sizes[0], h0.shape[1]
-            xp = F.linear(data, w_ih, b_ih + b_hh if b_ih is not None else None).view(T, B, 4 * H)
-            out, cy, ws = _C._functions._lstm_layer(xp, h0, c0, w_hh, reverse)
+            # The whole recurrence in one kernel (_lstm_layer), the input's product included: every step's h is
+            # the output.
+            T, B = len(batch_sizes), batch_sizes[0]
+            bias = b_ih + b_hh if b_ih is not None else None
+            out, cy, ws = _C._functions._lstm_layer(data.reshape(T, B, data.shape[1]), h0, c0, w_hh, reverse, w_ih,
+                                                    bias)
             last = 0 if reverse else T - 1
             ctx.steps = (cy, ws)
             ctx.has_c0, ctx.has_bias = True, b_ih is not None
             ctx.mode, ctx.batch_sizes, ctx.reverse = mode, batch_sizes, reverse
             ctx.save_for_backward(data, w_ih, w_hh, h0, c0, out)
-            return out.view(T * B, H), out[last].clone(), cy[last].clone()
+            return out.view(T * B, out.shape[2]), out[last].clone(), cy[last].clone()
         output, h_n, c_n, saved = _forward_steps(mode, data, batch_sizes, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr,
                                                  reverse)
         ctx.mode, ctx.batch_sizes, ctx.reverse, ctx.steps = mode, batch_sizes, reverse, saved
@@ -234,8 +236,8 @@ def _layer_applies(mode, data, h0, c0, w_hh, w_hr, batch_sizes):
 
 
 def _layer_backward(ctx, d_output, d_hn, d_cn):
-    """_Recurrence's backward when _lstm_layer ran the forward: the gates' gradients of every step from
-    _lstm_layer_backward, then the input's, the weights' and the biases' as single products over all steps."""
+    """_Recurrence's backward when _lstm_layer ran the forward: the gates' and the input's gradients of every
+    step from _lstm_layer_backward, then the weights' and the biases' as single products over all steps."""
     from ... import cat, mm, zeros_like
 
     data, w_ih, w_hh, h0, c0, out = ctx.saved_tensors
@@ -243,13 +245,13 @@ def _layer_backward(ctx, d_output, d_hn, d_cn):
     T, B, H = out.shape
     d_hn = d_hn if d_hn is not None else zeros_like(h0)
     d_cn = d_cn if d_cn is not None else zeros_like(c0)
-    gg, d_h0, d_c0 = _C._functions._lstm_layer_backward(d_output.reshape(T, B, H), d_hn, d_cn, c0, cy, ws, w_hh,
-                                                         ctx.reverse)
+    need = ctx.needs_input_grad
+    gg, d_h0, d_c0, d_x = _C._functions._lstm_layer_backward(d_output.reshape(T, B, H), d_hn, d_cn, c0, cy, ws,
+                                                              w_hh, ctx.reverse, w_ih if need[0] else None)
     G = gg.view(T * B, 4 * H)
     # Each step's previous h: h0 before the first step that runs.
     h_prev = cat([out[1:], h0.unsqueeze(0)]) if ctx.reverse else cat([h0.unsqueeze(0), out[:-1]])
-    need = ctx.needs_input_grad
-    d_data = mm(G, w_ih) if need[0] else None
+    d_data = d_x.view(T * B, data.shape[1]) if need[0] else None
     d_w_ih = mm(G.t(), data) if need[3] else None
     d_w_hh = mm(G.t(), h_prev.view(T * B, H)) if need[4] else None
     d_b_ih = G.sum(0) if ctx.has_bias and need[5] else None

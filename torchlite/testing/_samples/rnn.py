@@ -34,7 +34,9 @@ def _lstm_backward_ref(grad_hy, grad_cy, cx, cy, workspace, output_mask):
     return (gates if output_mask[0] else empty, gc * f if output_mask[1] else empty)
 
 
-def _lstm_layer_ref(input_gates, h0, c0, w_hh, reverse):
+def _lstm_layer_ref(input, h0, c0, w_hh, reverse, w_ih=None, bias=None):
+    # With w_ih, input is the layer's input and the gates are its product with w_ih plus the bias.
+    input_gates = input if w_ih is None else input @ w_ih.T + (0 if bias is None else bias)
     T = input_gates.shape[0]
     outs, cys, works = [None] * T, [None] * T, [None] * T
     h, c = h0, c0
@@ -44,7 +46,7 @@ def _lstm_layer_ref(input_gates, h0, c0, w_hh, reverse):
     return np.stack(outs), np.stack(cys), np.stack(works)
 
 
-def _lstm_layer_backward_ref(grad_output, grad_hn, grad_cn, c0, cy, workspace, w_hh, reverse):
+def _lstm_layer_backward_ref(grad_output, grad_hn, grad_cn, c0, cy, workspace, w_hh, reverse, w_ih=None):
     T = grad_output.shape[0]
     gates = [None] * T
     dh, dc = grad_hn, grad_cn
@@ -54,7 +56,8 @@ def _lstm_layer_backward_ref(grad_output, grad_hn, grad_cn, c0, cy, workspace, w
                                    (True, True))
         gates[t] = g
         dh = g @ w_hh
-    return np.stack(gates), dh, dc
+    gates = np.stack(gates)
+    return gates, dh, dc, (gates @ w_ih if w_ih is not None else np.zeros((0,)))
 
 
 def _gru_ref(input_gates, hidden_gates, hx):
@@ -88,13 +91,15 @@ def _gru_backward_sample():
     return {"grad_hy": _t((B, H), 10), "workspace": ws, "output_mask": (True, True, True)}
 
 
-T = 3
+T, I = 3, 5
 
 
 def _lstm_layer_sample(reverse):
+    # The layer's input with w_ih and a bias, as nn.LSTM calls it (the input-gates form without w_ih: the test
+    # of the gates form in tests/test_nn_rnn.py).
     def sample():
-        return {"input_gates": _t((T, B, 4 * H), 14), "h0": _t((B, H), 15), "c0": _t((B, H), 16),
-                "w_hh": _t((4 * H, H), 17), "reverse": reverse}
+        return {"input": _t((T, B, I), 14), "h0": _t((B, H), 15), "c0": _t((B, H), 16),
+                "w_hh": _t((4 * H, H), 17), "reverse": reverse, "w_ih": _t((4 * H, I), 25), "bias": _t((4 * H,), 26)}
     return sample
 
 
@@ -102,7 +107,7 @@ def _lstm_layer_backward_sample():
     c0, w_hh = _t((B, H), 18), _t((4 * H, H), 19)
     _, cy, ws = tl._lstm_layer(_t((T, B, 4 * H), 20), _t((B, H), 21), c0, w_hh, True)
     return {"grad_output": _t((T, B, H), 22), "grad_hn": _t((B, H), 23), "grad_cn": _t((B, H), 24), "c0": c0,
-            "cy": cy, "workspace": ws, "w_hh": w_hh, "reverse": True}
+            "cy": cy, "workspace": ws, "w_hh": w_hh, "reverse": True, "w_ih": _t((4 * H, I), 27)}
 
 
 def numpy_cases():
@@ -136,4 +141,12 @@ ERRORS = [
      ["_lstm_layer", "w_hh of size [8, 2]", "[8, 3]"]),
     ("tl._lstm_layer_backward(tl.ones(2, 3, 3), tl.ones(3, 2), tl.ones(3, 2), tl.ones(3, 2), tl.ones(2, 3, 2), "
      "tl.ones(2, 3, 8), tl.ones(8, 2))", "RuntimeError", ["_lstm_layer_backward", "grad_output of size [2, 3, 2]"]),
+    ("tl._lstm_layer(tl.ones(2, 3, 5), tl.ones(3, 2), tl.ones(3, 2), tl.ones(8, 2), w_ih=tl.ones(8, 4))",
+     "RuntimeError", ["_lstm_layer", "w_ih of size [8, 5]", "[8, 4]"]),
+    ("tl._lstm_layer(tl.ones(2, 3, 5), tl.ones(3, 2), tl.ones(3, 2), tl.ones(8, 2), w_ih=tl.ones(8, 5), "
+     "bias=tl.ones(7))", "RuntimeError", ["_lstm_layer", "bias of size [8]", "[7]"]),
+    ("tl._lstm_layer(tl.ones(2, 3, 8), tl.ones(3, 2), tl.ones(3, 2), tl.ones(8, 2), bias=tl.ones(8))",
+     "RuntimeError", ["_lstm_layer", "a bias needs w_ih"]),
+    ("tl._lstm_layer(tl.ones(2, 4, 5), tl.ones(3, 2), tl.ones(3, 2), tl.ones(8, 2), w_ih=tl.ones(8, 5))",
+     "RuntimeError", ["_lstm_layer", "input of batch 3", "[2, 4, 5]"]),
 ]
