@@ -18,17 +18,20 @@ def blas_threads():
     return ctypes.CDLL(None).scipy_openblas_get_num_threads()
 
 
-def test_round_trip_keeps_blas_single_threaded(restore_threads):
-    """BLAS keeps one thread of its own: torchlite's threads share a product's columns (kernels/cpu/Gemm.cpp),
-    and the result is the same for every count."""
+@pytest.mark.parametrize("m,n,a_transposed", [(96, 300, False), (300, 96, False), (300, 96, True)])
+def test_round_trip_keeps_blas_single_threaded(restore_threads, m, n, a_transposed):
+    """BLAS keeps one thread of its own: torchlite's threads share a product's columns, or its rows when A is
+    the larger operand (kernels/cpu/Gemm.cpp; a transposed A is read column-major), and the result is right
+    for every count."""
     rng = np.random.default_rng(0)
-    a, b = rng.standard_normal((96, 200)).astype(np.float32), rng.standard_normal((200, 300)).astype(np.float32)
+    a, b = rng.standard_normal((m, 200)).astype(np.float32), rng.standard_normal((200, n)).astype(np.float32)
     results = []
-    for n in (1, 2, 3, 1):
-        tl.set_num_threads(n)
-        assert tl.get_num_threads() == n
+    for threads in (1, 2, 3, 1):
+        tl.set_num_threads(threads)
+        assert tl.get_num_threads() == threads
         assert blas_threads() == 1
-        results.append(tl.mm(tl.tensor(a), tl.tensor(b)).numpy())
+        ta = tl.tensor(a.T.copy()).t() if a_transposed else tl.tensor(a)
+        results.append(tl.mm(ta, tl.tensor(b)).numpy())
     for r in results:
         np.testing.assert_allclose(r, a.astype(np.float64) @ b, rtol=1e-4, atol=1e-4)
     tl.set_num_threads(np.int64(2))  # anything with __index__
