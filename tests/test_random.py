@@ -73,6 +73,31 @@ def test_uniform_floats_come_from_the_stream():
     assert x.tolist() == [(w >> 8) / 2**24 for w in words]
 
 
+def _stream_words(seed, blocks):
+    """The stream's words, block by block (rows), from the Philox known-answer binding."""
+    return np.array([tl._C._philox4x32(b & 0xFFFFFFFF, b >> 32, 0, 0, seed & 0xFFFFFFFF, seed >> 32)
+                     for b in range(blocks)], dtype=np.uint64)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_draws_follow_the_stream_across_host_batches(threads, restore_threads):
+    # The host draws Philox blocks in batches of 256 (kernels/gpu/random.inc): values past the first batches,
+    # on every thread count, are still word i of the stream (rand) and the Box-Muller pair of block k
+    # (randn: r cos(2 pi u2), r sin(2 pi u2), r = sqrt(-2 log(1 - u1)), its float math within 3 ulp of r).
+    tl.set_num_threads(threads)
+    seed, n = 0x1234_5678_9ABC, 3 * 1024 + 7
+    words = _stream_words(seed, (n + 1) // 2)
+    x = tl.rand(n, generator=tl.Generator().manual_seed(seed)).numpy()
+    np.testing.assert_array_equal(x, (words.reshape(-1)[:n] >> 8) / 2**24)
+    z = tl.randn(n, generator=tl.Generator().manual_seed(seed)).numpy().astype(np.float64)
+    u1, u2 = (words[:, 0] >> 8) / 2**24, (words[:, 1] >> 8) / 2**24
+    r = np.sqrt(-2 * np.log1p(-u1))
+    want = np.stack([r * np.cos(2 * np.pi * u2), r * np.sin(2 * np.pi * u2)], axis=1).reshape(-1)[:n]
+    assert np.all(np.abs(z - want) <= 3 * 2.0**-24 * np.maximum(np.repeat(r, 2)[:n], 1))
+    half = tl.randn(n, dtype=tl.float16, generator=tl.Generator().manual_seed(seed)).numpy().astype(np.float64)
+    np.testing.assert_allclose(half, want, rtol=2**-10, atol=2**-14)
+
+
 # ------------------------------------------------------------------------------------------ reproducibility
 @pytest.mark.parametrize("name", DRAWS)
 def test_same_seed_same_numbers(name):
