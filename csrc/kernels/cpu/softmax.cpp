@@ -12,6 +12,10 @@
 #include <limits>
 #include <type_traits>
 
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#include <immintrin.h>
+#endif
+
 #include "core/Macros.h"
 #include "core/Parallel.h"
 #include "core/TensorFactory.h"
@@ -52,6 +56,80 @@ __attribute__((always_inline)) inline float exp_nonpositive(float z) {
   std::memcpy(&scale, &bits, sizeof scale);
   return y * scale * 5.42101086242752217e-20f;  // 2^-64
 }
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+// The same passes over float rows with AVX-512 written out: e^z for finite z <= 0 rounds n = z / ln 2 with
+// vrndscaleps and scales by 2^n with vscalefps (one rounding, denormals included), about a quarter fewer
+// instructions than exp_nonpositive's integer exponent; Cody-Waite's reduction and Cephes' polynomial as there.
+// The row's tail is a masked vector.
+bool avx512_rows() {
+  static const bool ok = __builtin_cpu_supports("avx512f");
+  return ok;
+}
+
+__attribute__((target("avx512f"), always_inline)) inline __m512 exp512_nonpositive(__m512 z) {
+  z = _mm512_max_ps(z, _mm512_set1_ps(-104.0f));  // e^-104 is 0 in float: scalef gives 0 below
+  const __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(z, _mm512_set1_ps(1.44269504088896341f)),
+                                        _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693359375f), z);
+  r = _mm512_fnmadd_ps(n, _mm512_set1_ps(-2.12194440e-4f), r);
+  __m512 y = _mm512_set1_ps(1.9875691500e-4f);
+  y = _mm512_fmadd_ps(y, r, _mm512_set1_ps(1.3981999507e-3f));
+  y = _mm512_fmadd_ps(y, r, _mm512_set1_ps(8.3334519073e-3f));
+  y = _mm512_fmadd_ps(y, r, _mm512_set1_ps(4.1665795894e-2f));
+  y = _mm512_fmadd_ps(y, r, _mm512_set1_ps(1.6666665459e-1f));
+  y = _mm512_fmadd_ps(y, r, _mm512_set1_ps(5.0000001201e-1f));
+  y = _mm512_add_ps(_mm512_fmadd_ps(y, _mm512_mul_ps(r, r), r), _mm512_set1_ps(1.0f));
+  return _mm512_scalef_ps(y, n);
+}
+
+inline __mmask16 tail_mask(int64_t left) {
+  return left >= 16 ? __mmask16(0xFFFF) : static_cast<__mmask16>((1u << left) - 1);
+}
+
+// Forward passes after the maximum m of a finite float row: the sum of e^(x - m) (softmax: kept in y), then y.
+template <bool kLog>
+__attribute__((target("avx512f"))) void forward_row_rest_avx512(const float* xr, float* yr, int64_t n, float m) {
+  const __m512 vm = _mm512_set1_ps(m);
+  __m512 acc = _mm512_setzero_ps();
+  for (int64_t i = 0; i < n; i += 16) {
+    const __mmask16 k = tail_mask(n - i);
+    const __m512 e = exp512_nonpositive(_mm512_sub_ps(_mm512_maskz_loadu_ps(k, xr + i), vm));
+    acc = _mm512_mask_add_ps(acc, k, acc, e);
+    if (!kLog) _mm512_mask_storeu_ps(yr + i, k, e);
+  }
+  const float s = _mm512_reduce_add_ps(acc);
+  if (kLog) {
+    const __m512 shift = _mm512_set1_ps(scalar_math::log(s));
+    for (int64_t i = 0; i < n; i += 16) {
+      const __mmask16 k = tail_mask(n - i);
+      _mm512_mask_storeu_ps(yr + i, k, _mm512_sub_ps(_mm512_sub_ps(_mm512_maskz_loadu_ps(k, xr + i), vm), shift));
+    }
+  } else {
+    const __m512 inv = _mm512_set1_ps(1.0f / s);
+    for (int64_t i = 0; i < n; i += 16) {
+      const __mmask16 k = tail_mask(n - i);
+      _mm512_mask_storeu_ps(yr + i, k, _mm512_mul_ps(_mm512_maskz_loadu_ps(k, yr + i), inv));
+    }
+  }
+}
+
+// log_softmax's gradient of a float row whose log-probabilities are finite: g - e^y * s.
+__attribute__((target("avx512f"))) void log_backward_row_avx512(const float* gr, const float* yr, float* out,
+                                                               int64_t n, float s) {
+  const __m512 vs = _mm512_set1_ps(s);
+  for (int64_t i = 0; i < n; i += 16) {
+    const __mmask16 k = tail_mask(n - i);
+    const __m512 e = exp512_nonpositive(_mm512_maskz_loadu_ps(k, yr + i));
+    _mm512_mask_storeu_ps(out + i, k, _mm512_fnmadd_ps(e, vs, _mm512_maskz_loadu_ps(k, gr + i)));
+  }
+}
+#else
+bool avx512_rows() { return false; }
+template <bool kLog>
+void forward_row_rest_avx512(const float*, float*, int64_t, float) {}
+void log_backward_row_avx512(const float*, const float*, float*, int64_t, float) {}
+#endif
 
 template <bool kFast, typename op_t>
 __attribute__((always_inline)) inline op_t shifted_exp(op_t z) {
@@ -105,6 +183,12 @@ TL_CPU_MULTIVERSION void forward_row(const T* xr, T* yr, int64_t n) {
   }
   if constexpr (std::is_same_v<op_t, float>) {
     if (finite == 0) {
+      if constexpr (std::is_same_v<T, float>) {
+        if (avx512_rows()) {
+          forward_row_rest_avx512<kLog>(xr, yr, n, m);
+          return;
+        }
+      }
       forward_row_rest<T, kLog, true>(xr, yr, n, m);
       return;
     }
@@ -208,6 +292,12 @@ TL_CPU_MULTIVERSION void backward_row(const T* gr, const T* yr, T* out, int64_t 
     for (int64_t i = 0; i < n; ++i) {
       s += load(gr, i);
       finite += load(yr, i) * op_t(0);
+    }
+    if constexpr (std::is_same_v<T, float>) {
+      if (finite == 0 && avx512_rows()) {
+        log_backward_row_avx512(gr, yr, out, n, s);
+        return;
+      }
     }
     if (std::is_same_v<op_t, float> && finite == 0) {
 #pragma omp simd
