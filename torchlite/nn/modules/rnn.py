@@ -237,7 +237,8 @@ def _layer_applies(mode, data, h0, c0, w_hh, w_hr, batch_sizes):
 
 def _layer_backward(ctx, d_output, d_hn, d_cn):
     """_Recurrence's backward when _lstm_layer ran the forward: the gates' and the input's gradients of every
-    step from _lstm_layer_backward, then the weights' and the biases' as single products over all steps."""
+    step from _lstm_layer_backward, then the weights' as single products over all steps and the biases' as
+    sums."""
     from ... import cat, mm, zeros_like
 
     data, w_ih, w_hh, h0, c0, out = ctx.saved_tensors

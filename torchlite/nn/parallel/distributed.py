@@ -3,7 +3,8 @@
 At construction the parameters and buffers of rank 0 are broadcast to every rank. In backward, each
 parameter's post-accumulate-grad hook marks it ready; the parameters are grouped in buckets (reverse
 registration order, about bucket_cap_mb each, the first one 1 MiB, one dtype per bucket), and a bucket whose
-parameters are all ready is copied into one flat buffer and all-reduced asynchronously (MPI_Iallreduce) while
+parameters are all ready is copied into one flat buffer, divided by the world size on the way (so that the sum
+is the average), and all-reduced asynchronously (MPI_Iallreduce) while
 backward goes on computing the earlier layers' gradients. Buckets start in the same order on every rank.
 torchlite's autograd engine has no end-of-backward callback: the reducer waits for every bucket in the hook that
 makes the last bucket ready (the last gradient of the model: the rest of backward computes no parameter
@@ -244,6 +245,12 @@ class DistributedDataParallel(Module):
             self._finish()
 
     def _launch(self, bucket):
+        # Each gradient is divided by the world size on its way into the bucket (as PyTorch's default
+        # all-reduce hook divides before reducing): the sum of the buckets is then the average, without a pass
+        # of its own over them.
+        from ... import mul
+
+        inv = 1.0 / self._world
         with no_grad():
             for k, p in enumerate(bucket.params):
                 view = bucket.view(k)
@@ -251,7 +258,9 @@ class DistributedDataParallel(Module):
                 if g is None:
                     view.zero_()
                 elif g.data_ptr() != view.data_ptr():
-                    view.copy_(g)
+                    mul(g, inv, out=view)
+                else:
+                    view.mul_(inv)
         bucket.work = dist.all_reduce(bucket.buffer, group=self._comm_group, async_op=True)
 
     def _finish(self):
@@ -265,7 +274,6 @@ class DistributedDataParallel(Module):
         with no_grad():
             for b in self._buckets:
                 b.work.wait()
-                b.buffer.div_(self._world)
             if has is not None:
                 has.wait()
                 globally_used = local.tolist()
