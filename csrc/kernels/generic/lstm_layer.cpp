@@ -50,21 +50,24 @@ struct LayerDims {
   int64_t T = 0, B = 0, H = 0;
 };
 
-// gates (T, B, 4H), a state (B, H) and W_hh (4H, H), all of one floating dtype on one device.
-LayerDims check_layer(const char* op, const Tensor& gates, const Tensor& state, const Tensor& w_hh) {
-  rnn::check_floating(op, gates);
-  TL_CHECK(gates.dim() == 3, op, ": expected 3-D gates (steps, batch, 4 * hidden), got ", to_string(gates.sizes()));
+// x (T, B, W), a state (B, H) and W_hh (4H, H), all of one floating dtype on one device: x holds the gates (W =
+// 4H), or, with w_ih, the layer's input (any W).
+LayerDims check_layer(const char* op, const Tensor& x, const Tensor& state, const Tensor& w_hh, bool gates = true) {
+  const char* name = gates ? "gates" : "input";
+  rnn::check_floating(op, x);
+  TL_CHECK(x.dim() == 3, op, ": expected 3-D ", name, " (steps, batch, ", gates ? "4 * hidden" : "input size",
+           "), got ", to_string(x.sizes()));
   TL_CHECK(state.dim() == 2, op, ": expected a 2-D state (batch, hidden), got ", to_string(state.sizes()));
-  LayerDims d{gates.sizes()[0], state.sizes()[0], state.sizes()[1]};
-  TL_CHECK(gates.sizes()[1] == d.B && gates.sizes()[2] == 4 * d.H, op, ": expected gates of size [", d.T, ", ", d.B,
-           ", ", 4 * d.H, "], got ", to_string(gates.sizes()));
-  TL_CHECK(gates.scalar_type() == state.scalar_type() && gates.device() == state.device(), op,
-           ": expected gates and states of one dtype on one device, got ", scalar_type_name(gates.scalar_type()),
-           " on ", to_string(gates.device()), " and ", scalar_type_name(state.scalar_type()), " on ",
-           to_string(state.device()));
+  LayerDims d{x.sizes()[0], state.sizes()[0], state.sizes()[1]};
+  const int64_t W = gates ? 4 * d.H : x.sizes()[2];
+  TL_CHECK(x.sizes()[1] == d.B && x.sizes()[2] == W, op, ": expected ", name, " of size [", d.T, ", ", d.B, ", ", W,
+           "], got ", to_string(x.sizes()));
+  TL_CHECK(x.scalar_type() == state.scalar_type() && x.device() == state.device(), op, ": expected ", name,
+           " and states of one dtype on one device, got ", scalar_type_name(x.scalar_type()), " on ",
+           to_string(x.device()), " and ", scalar_type_name(state.scalar_type()), " on ", to_string(state.device()));
   rnn::check_like(op, "w_hh", w_hh, state, 4 * d.H, d.H);
-  TL_CHECK(d.B <= INT32_MAX && 4 * d.H <= INT32_MAX, op, ": a batch of ", d.B, " and a hidden size of ", d.H,
-           " exceed the matrix sizes BLAS takes (32-bit)");
+  TL_CHECK(d.B <= INT32_MAX && 4 * d.H <= INT32_MAX && W <= INT32_MAX, op, ": a batch of ", d.B, ", a hidden size of ",
+           d.H, " and a width of ", W, " exceed the matrix sizes BLAS takes (32-bit)");
   return d;
 }
 
@@ -75,19 +78,8 @@ LayerDims check_forward(const char* op, const Tensor& input, const Tensor& h0, c
     TL_CHECK(!bias, op, ": a bias needs w_ih (without it, the input already holds the gates)");
     return check_layer(op, input, h0, w_hh);
   }
-  rnn::check_floating(op, input);
-  TL_CHECK(input.dim() == 3, op, ": expected a 3-D input (steps, batch, input size) with w_ih, got ",
-           to_string(input.sizes()));
-  TL_CHECK(h0.dim() == 2, op, ": expected a 2-D state (batch, hidden), got ", to_string(h0.sizes()));
-  const LayerDims d{input.sizes()[0], h0.sizes()[0], h0.sizes()[1]};
-  const int64_t I = input.sizes()[2];
-  TL_CHECK(input.sizes()[1] == d.B, op, ": expected an input of batch ", d.B, " (h0's), got ",
-           to_string(input.sizes()));
-  TL_CHECK(input.scalar_type() == h0.scalar_type() && input.device() == h0.device(), op,
-           ": expected the input and states of one dtype on one device, got ", scalar_type_name(input.scalar_type()),
-           " on ", to_string(input.device()), " and ", scalar_type_name(h0.scalar_type()), " on ",
-           to_string(h0.device()));
-  rnn::check_like(op, "w_ih", *w_ih, h0, 4 * d.H, I);
+  const LayerDims d = check_layer(op, input, h0, w_hh, /*gates=*/false);
+  rnn::check_like(op, "w_ih", *w_ih, h0, 4 * d.H, input.sizes()[2]);
   if (bias) {
     TL_CHECK(bias->dim() == 1 && bias->sizes()[0] == 4 * d.H, op, ": expected bias of size [", 4 * d.H, "], got ",
              to_string(bias->sizes()));
@@ -95,9 +87,6 @@ LayerDims check_forward(const char* op, const Tensor& input, const Tensor& h0, c
              scalar_type_name(h0.scalar_type()), " on ", to_string(h0.device()), ", got ",
              scalar_type_name(bias->scalar_type()), " on ", to_string(bias->device()));
   }
-  rnn::check_like(op, "w_hh", w_hh, h0, 4 * d.H, d.H);
-  TL_CHECK(d.B <= INT32_MAX && 4 * d.H <= INT32_MAX && I <= INT32_MAX, op, ": a batch of ", d.B,
-           ", a hidden size of ", d.H, " and an input size of ", I, " exceed the matrix sizes BLAS takes (32-bit)");
   return d;
 }
 
@@ -305,9 +294,9 @@ void run_team(int want, const F& f) {
   f(0, 1, one);
 }
 
-// Thread tid's hidden units among nt: [begin, end), in multiples of 8.
-std::pair<int64_t, int64_t> share(int tid, int nt, int64_t H) {
-  const int64_t per = ((H + nt - 1) / nt + 7) / 8 * 8;
+// Thread tid's share among nt of H hidden units (or columns): [begin, end), in multiples of `multiple`.
+std::pair<int64_t, int64_t> share(int tid, int nt, int64_t H, int64_t multiple = 8) {
+  const int64_t per = ((H + nt - 1) / nt + multiple - 1) / multiple * multiple;
   const int64_t b = tid * per < H ? tid * per : H;
   return {b, b + per < H ? b + per : H};
 }
@@ -320,13 +309,6 @@ T* scratch(Tensor& holder, int64_t n) {
   if (n == 0) return nullptr;
   holder = empty_tensor({n}, ScalarTypeOf<T>::value);
   return holder.data<T>();
-}
-
-// Thread tid's columns among nt of the input's gradient (I of them): [begin, end), in multiples of NR.
-std::pair<int64_t, int64_t> share_columns(int tid, int nt, int64_t I) {
-  const int64_t per = ((I + nt - 1) / nt + packed::NR - 1) / packed::NR * packed::NR;
-  const int64_t b = tid * per < I ? tid * per : I;
-  return {b, b + per < I ? b + per : I};
 }
 
 // The forward runs every step's product with the input in its steps (x_t W_ih^T, then + h W_hh^T into the same
@@ -424,7 +406,7 @@ void layer_backward_cpu(const T* gout, const T* c0, const T* cy, const T* ws, co
     const bool panels = can_pack && n % packed::NR == 0 && n > 0;
     T* wk = panels ? packed + 4 * H * a : nullptr;
     // And times its columns xa..xe of W_ih, for the input's gradient.
-    const auto [xa, xe] = share_columns(tid, nt, I);
+    const auto [xa, xe] = share(tid, nt, I, packed::NR);
     T* wk_ih = dx && xe > xa ? packed_ih + 4 * H * xa : nullptr;
     if constexpr (std::is_same_v<T, float>) {
       if (panels) packed::pack(4 * H, n, H, [&](int64_t col) { return w + a + col; }, wk);
@@ -492,8 +474,8 @@ std::array<TensorMeta, 4> meta::lstm_layer_backward_meta(const Tensor& grad_outp
              scalar_type_name(t->scalar_type()), " on ", to_string(t->device()));
   }
   if (w_ih) {
-    TL_CHECK(w_ih->dim() == 2 && w_ih->sizes()[0] == 4 * d.H, op, ": expected w_ih of size [", 4 * d.H,
-             ", input size], got ", to_string(w_ih->sizes()));
+    TL_CHECK(w_ih->dim() == 2, op, ": expected w_ih of size [", 4 * d.H, ", input size], got ",
+             to_string(w_ih->sizes()));
     rnn::check_like(op, "w_ih", *w_ih, c0, 4 * d.H, w_ih->sizes()[1]);
   }
   const DimVector input_sizes = w_ih ? DimVector{d.T, d.B, w_ih->sizes()[1]} : DimVector{0};
@@ -507,31 +489,28 @@ void kernels::lstm_layer_out_any_device(const Tensor& input, const Tensor& h0, c
   const LayerDims d = check_forward("_lstm_layer", input, h0, w_hh, w_ih, bias);
   if (d.T * d.B * d.H == 0) return;
   const Order order{d.T, reverse};
-  if (w_ih && forward_takes_input(h0, d.H)) {
-    const Tensor x = contiguous(input), wi = contiguous(*w_ih), b = bias ? contiguous(*bias) : Tensor();
-    const Tensor h = contiguous(h0), c = contiguous(c0), w = contiguous(w_hh);
-    const Tensor out = target(out0), cy = target(out1), ws = target(out2);
-    const StepInput<float> in{x.data<float>(), wi.data<float>(), bias ? b.data<float>() : nullptr, x.sizes()[2]};
-    layer_forward_cpu<float>(nullptr, in, h.data<float>(), c.data<float>(), w.data<float>(), out.data<float>(),
-                             cy.data<float>(), ws.data<float>(), d, reverse);
-    finish(out0, out);
-    finish(out1, cy);
-    finish(out2, ws);
-    return;
-  }
-  // Elsewhere the input gates are one product over all steps first.
+  // The steps compute the input's product (forward_takes_input), or the input gates are one product over all
+  // steps first.
+  const bool steps_take_input = w_ih && forward_takes_input(h0, d.H);
   Tensor input_gates = input;
-  if (w_ih) {
+  if (w_ih && !steps_take_input) {
     const Tensor flat = reshape(input, {d.T * d.B, input.sizes()[2]});
     input_gates = reshape(bias ? addmm(*bias, flat, t(*w_ih)) : mm(flat, t(*w_ih)), {d.T, d.B, 4 * d.H});
   }
   if (layer_on_cpu(h0)) {
-    const Tensor xg = contiguous(input_gates), h = contiguous(h0), c = contiguous(c0), w = contiguous(w_hh);
+    const Tensor h = contiguous(h0), c = contiguous(c0), w = contiguous(w_hh);
     const Tensor out = target(out0), cy = target(out1), ws = target(out2);
-    if (h0.scalar_type() == ScalarType::Float) {
+    if (steps_take_input) {
+      const Tensor x = contiguous(input), wi = contiguous(*w_ih), b = bias ? contiguous(*bias) : Tensor();
+      const StepInput<float> in{x.data<float>(), wi.data<float>(), bias ? b.data<float>() : nullptr, x.sizes()[2]};
+      layer_forward_cpu<float>(nullptr, in, h.data<float>(), c.data<float>(), w.data<float>(), out.data<float>(),
+                               cy.data<float>(), ws.data<float>(), d, reverse);
+    } else if (h0.scalar_type() == ScalarType::Float) {
+      const Tensor xg = contiguous(input_gates);
       layer_forward_cpu<float>(xg.data<float>(), {}, h.data<float>(), c.data<float>(), w.data<float>(),
                                out.data<float>(), cy.data<float>(), ws.data<float>(), d, reverse);
     } else {
+      const Tensor xg = contiguous(input_gates);
       layer_forward_cpu<double>(xg.data<double>(), {}, h.data<double>(), c.data<double>(), w.data<double>(),
                                 out.data<double>(), cy.data<double>(), ws.data<double>(), d, reverse);
     }

@@ -148,5 +148,5 @@ ERRORS = [
     ("tl._lstm_layer(tl.ones(2, 3, 8), tl.ones(3, 2), tl.ones(3, 2), tl.ones(8, 2), bias=tl.ones(8))",
      "RuntimeError", ["_lstm_layer", "a bias needs w_ih"]),
     ("tl._lstm_layer(tl.ones(2, 4, 5), tl.ones(3, 2), tl.ones(3, 2), tl.ones(8, 2), w_ih=tl.ones(8, 5))",
-     "RuntimeError", ["_lstm_layer", "input of batch 3", "[2, 4, 5]"]),
+     "RuntimeError", ["_lstm_layer", "input of size [2, 3, 5]", "[2, 4, 5]"]),
 ]
